@@ -1,0 +1,33 @@
+// Package gateway is the checkpoint storage contract of ckgate: the Store
+// interface every backend implements, the conditions and error kinds it
+// speaks, the URL registry that opens backends, the decorators that wrap any
+// Store (prefix, metrics, faults, authorization) and the single-writer
+// Session that fences zombie writers.
+//
+// # Contract
+//
+// A Store holds immutable-by-convention objects under relative,
+// '/'-separated keys. Put with IfAbsent is create-only and atomic under
+// races: of N concurrent writers of one key exactly one succeeds and the rest
+// get ErrExists. Put with IfMatch is compare-and-swap on the version returned
+// by Get, Stat or an earlier Put; a stale version gets ErrPrecondition. A
+// backend that cannot honour a condition refuses it with ErrUnsupported; it
+// never silently falls back. No partial object is ever visible under its
+// final name.
+//
+// # Errors
+//
+// Every error a Store returns for a key is an *Error that names the
+// operation and the key and matches exactly one kind with errors.Is:
+// ErrNotFound, ErrExists, ErrPrecondition, ErrPermission, ErrUnavailable
+// (retryable), ErrUnsupported or ErrInvalidKey. The backend's own error
+// (an SDK error, a syscall error) stays reachable with errors.As. Sessions
+// add ErrFenced, ErrInUse and ErrUnknownOutcome; the authorizer adds
+// ErrDenied.
+//
+// # URLs
+//
+// Open resolves a URL through an explicit Registry (no init-time
+// registration): plain paths and file:// URLs name a directory on the local
+// disk; the cloud schemes are registered by package stores.
+package gateway

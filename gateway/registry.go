@@ -1,0 +1,104 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// OpenFunc opens a Store for a parsed URL of its scheme.
+type OpenFunc func(ctx context.Context, u *url.URL) (Store, error)
+
+// Registry maps URL schemes to backends. It is built explicitly (see package
+// stores for the default one); nothing registers itself at init time.
+type Registry struct {
+	openers map[string]OpenFunc
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{openers: map[string]OpenFunc{}} }
+
+// Register adds or replaces the opener of scheme.
+func (r *Registry) Register(scheme string, f OpenFunc) *Registry {
+	r.openers[strings.ToLower(scheme)] = f
+	return r
+}
+
+// Schemes lists the registered schemes in order.
+func (r *Registry) Schemes() []string {
+	out := make([]string, 0, len(r.openers))
+	for s := range r.openers {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParseURL parses a store URL. A plain path (no "scheme://") becomes a
+// file:// URL of its absolute form.
+func ParseURL(raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, fmt.Errorf("empty store URL")
+	}
+	if !strings.Contains(raw, "://") {
+		abs, err := filepath.Abs(raw)
+		if err != nil {
+			return nil, fmt.Errorf("store path %q: %w", raw, err)
+		}
+		return &url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("store URL %q: %w", Redact(raw), err)
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	return u, nil
+}
+
+// Open opens the store named by raw (a URL or a plain path).
+func (r *Registry) Open(ctx context.Context, raw string) (Store, error) {
+	u, err := ParseURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := r.openers[u.Scheme]
+	if !ok {
+		return nil, fmt.Errorf("store URL %q: unknown scheme %q (known: %s)",
+			Redact(raw), u.Scheme, strings.Join(r.Schemes(), ", "))
+	}
+	return f(ctx, u)
+}
+
+// Open opens raw through reg.
+func Open(ctx context.Context, reg *Registry, raw string) (Store, error) {
+	return reg.Open(ctx, raw)
+}
+
+// secretParams are query parameters whose values are never printed.
+var secretParams = []string{"sig", "secret", "key", "token", "password", "sas", "credential"}
+
+// Redact returns raw with user info and secret-looking query values masked,
+// for error messages and logs.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || (u.User == nil && u.RawQuery == "") {
+		return raw
+	}
+	if u.User != nil {
+		u.User = url.User("REDACTED")
+	}
+	q := u.Query()
+	for name := range q {
+		lower := strings.ToLower(name)
+		for _, s := range secretParams {
+			if strings.Contains(lower, s) {
+				q.Set(name, "REDACTED")
+			}
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the pinned emulators the tests run against into .tools/ (git-ignored),
+# skipping what is already there: versitygw (S3), fake-gcs-server (GCS), Azurite (Azure Blob).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+tools="$root/.tools"
+mkdir -p "$tools/bin"
+export GOBIN="$tools/bin"
+if [ ! -x "$tools/bin/versitygw" ]; then
+  echo "installing versitygw v1.8.0" >&2
+  go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
+fi
+if [ ! -x "$tools/bin/fake-gcs-server" ]; then
+  echo "installing fake-gcs-server v1.56.1" >&2
+  go install github.com/fsouza/fake-gcs-server@v1.56.1
+fi
+if [ ! -x "$tools/node_modules/.bin/azurite-blob" ]; then
+  echo "installing azurite 3.37.0" >&2
+  npm install --prefix "$tools" --no-audit --no-fund --loglevel=error azurite@3.37.0 >&2
+fi
