@@ -31,7 +31,8 @@ var ErrCrashed = errors.New("injected crash")
 type Fault struct {
 	Op     Op            // "" matches every operation
 	Prefix string        // key prefix to match; "" matches every key
-	Nth    int           // 1-based index among matching requests; 0 means every match
+	Nth    int           // 1-based index among matching requests; 0 means every match from From on
+	From   int           // with Nth 0: the first matching request (1-based) that fails; 0 means the first
 	Action FaultAction   //
 	Err    error         // for FailBefore / FailAfter; default ErrUnavailable
 	Delay  time.Duration // for Delay
@@ -116,7 +117,7 @@ func (f *Faults) pick(c Call) (Fault, bool, bool) {
 			continue
 		}
 		f.seen[i]++
-		if fault.Nth == 0 || fault.Nth == f.seen[i] {
+		if fault.Nth == f.seen[i] || (fault.Nth == 0 && f.seen[i] >= fault.From) {
 			f.fired++
 			if fault.Action == Crash {
 				f.crashed = true

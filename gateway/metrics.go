@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 type Metrics struct {
 	mu       sync.Mutex
 	counts   map[Op]int64
+	failed   map[Op]int64
 	requests *prometheus.CounterVec
 	failures *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -28,6 +30,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		counts: map[Op]int64{},
+		failed: map[Op]int64{},
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ckgate_store_requests_total",
 			Help: "Store requests by backend, operation and outcome (ok, not_found, exists, stale, error).",
@@ -82,6 +85,9 @@ func (m *Metrics) observe(backend string, op Op, d time.Duration, err error) {
 			kind = k.Error()
 		}
 		m.failures.WithLabelValues(backend, string(op), kind).Inc()
+		m.mu.Lock()
+		m.failed[op]++
+		m.mu.Unlock()
 	}
 	m.requests.WithLabelValues(backend, string(op), outcome).Inc()
 	m.latency.WithLabelValues(backend, string(op)).Observe(d.Seconds())
@@ -91,11 +97,15 @@ func (m *Metrics) observe(backend string, op Op, d time.Duration, err error) {
 func (m *Metrics) Requests() map[Op]int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make(map[Op]int64, len(m.counts))
-	for k, v := range m.counts {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(m.counts)
+}
+
+// Failures returns the number of failed requests per operation (lost races
+// and misses excluded).
+func (m *Metrics) Failures() map[Op]int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.failed)
 }
 
 // Total returns the number of requests seen.
@@ -111,5 +121,12 @@ func (m *Metrics) Total() int64 {
 func (m *Metrics) Reset() {
 	m.mu.Lock()
 	clear(m.counts)
+	clear(m.failed)
 	m.mu.Unlock()
+}
+
+// RequestCounter returns the Prometheus counter of one backend, op and
+// outcome (ok, not_found, exists, stale, error).
+func (m *Metrics) RequestCounter(backend string, op Op, outcome string) prometheus.Counter {
+	return m.requests.WithLabelValues(backend, string(op), outcome)
 }
