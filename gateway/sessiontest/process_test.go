@@ -223,7 +223,7 @@ func TestKilledWriterTakenOverAtOnce(t *testing.T) {
 	}
 }
 
-func mustStore(t *testing.T, root string) gateway.Store {
+func mustStore(t testing.TB, root string) gateway.Store {
 	st, err := filestore.New(root)
 	if err != nil {
 		t.Fatal(err)
