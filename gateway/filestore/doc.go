@@ -1,0 +1,77 @@
+// Package filestore is the local-disk gateway.Store, ckgate's embedded
+// default: every object is a regular file under a root directory, and every
+// key is a '/'-separated path below it.
+//
+// # URLs
+//
+// Open serves file:// URLs: file:///var/lib/ckgate/q1 names the root
+// directory /var/lib/ckgate/q1 (an empty host or "localhost" only). Plain
+// paths such as ./checkpoints or /data/q1 work too, because gateway.ParseURL
+// turns them into file:// URLs of their absolute form before the registry
+// calls Open. Open does not require the directory to exist (so MakeBucket
+// can create it); until it does, every request fails with ErrNotFound
+// naming the root. New, for programs that build a store by hand, refuses a
+// missing directory.
+//
+// # Durability and atomicity
+//
+// A write goes to a temp file in the key's own directory, named
+// ".ckgate-tmp-<random>"; the byte count is checked, the file is fsynced,
+// then published under its final name and the directory is fsynced. A
+// create-only (IfAbsent) write publishes with link(2), which fails with
+// EEXIST when the name is taken, so of N racing writers exactly one wins,
+// across goroutines and processes alike; there is never a stat-then-rename
+// window. Unconditional and compare-and-swap (IfMatch) writes publish with
+// rename(2) while holding the key's lock. A crashed writer leaves at most a
+// temp file, which is never listed, never read and never in the way of a
+// later write. A cancelled context stops a write before it is published.
+//
+// All access goes through an os.Root, so ".." and symbolic links that lead
+// out of the root are refused (ErrInvalidKey). Key segments that start with
+// ".ckgate-" are reserved for the store's temp and lock files and refused
+// too; other dotfiles (Spark's ".0.crc") are ordinary keys. Deleting a key
+// leaves its (possibly empty) directory in place: directories are never
+// objects, so listings are unaffected, and no writer can lose its directory
+// to a concurrent delete.
+//
+// # Versions and locks
+//
+// A version is the hex stamp "<inode>-<mtime ns>-<size>" of the published
+// file. Every write creates a new inode and stamps it with the current time
+// in nanoseconds, and a file is never changed in place, so a stamp names one
+// write. ABA (a later write repeating an earlier stamp) needs the same
+// inode number reused for the same key with the same size and the same
+// nanosecond timestamp; an inode number is only reused after the file that
+// held it was replaced or deleted, that is after its write finished, so the
+// later write carries a later timestamp unless the wall clock steps back by
+// the gap between the two writes.
+//
+// IfMatch writes, unconditional writes and deletes of a key hold an
+// exclusive flock(2) on one of 1024 lock files under ".ckgate-locks" in the
+// root (chosen by a hash of the key), so compare-and-swap is atomic across
+// processes sharing the directory. A waiter blocks without spinning and
+// gives up when its context ends; the kernel drops a lock when its process
+// dies, so a crashed writer never blocks others. Create-only writes need no
+// lock: link(2) is atomic, and a key that exists cannot disappear while a
+// locked writer holds it.
+//
+// # Errors
+//
+// Every error is a *gateway.Error naming the key (or the root); the
+// syscall error stays reachable with errors.As and errors.Is:
+//
+//   - ENOENT, and a key that is a directory or lies under a regular file:
+//     ErrNotFound on reads and deletes.
+//   - EACCES, EPERM and EROFS: ErrPermission, never ErrNotFound.
+//   - EEXIST from link(2): ErrExists.
+//   - a key that escapes the root (".." or a symbolic link out of it),
+//     ELOOP, ENAMETOOLONG and reserved names: ErrInvalidKey.
+//   - a write whose key is a directory or lies under an existing object,
+//     which a file system cannot hold: ErrUnsupported.
+//   - ENOSPC and EDQUOT: ErrUnavailable. Unlike restic, which treats a full
+//     disk as permanent, ckgate's retention can free space while a query
+//     waits, so the write may succeed later; callers that want to stop at
+//     once test errors.Is(err, syscall.ENOSPC).
+//   - a cancelled context, a closed store and other I/O errors:
+//     ErrUnavailable, with the context's error kept.
+package filestore

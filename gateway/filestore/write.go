@@ -1,0 +1,270 @@
+package filestore
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// Put stores data under key subject to c (see the package documentation,
+// # Durability and atomicity).
+func (s *Store) Put(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
+	return s.write(ctx, key, c, int64(len(data)), func(w io.Writer) (int64, error) {
+		n, err := w.Write(data)
+		return int64(n), err
+	})
+}
+
+// PutStream stores what r yields under key subject to c. It streams into
+// the temp file and never holds the whole object in memory.
+func (s *Store) PutStream(ctx context.Context, key string, r io.Reader, c gateway.Cond) (gateway.Version, error) {
+	return s.write(ctx, key, c, -1, func(w io.Writer) (int64, error) {
+		return io.Copy(w, ctxReader{ctx, r})
+	})
+}
+
+// ctxReader stops a copy when its context ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// write writes a temp file with fill (want bytes, or -1 when unknown) and
+// publishes it under key subject to c.
+func (s *Store) write(ctx context.Context, key string, c gateway.Cond, want int64, fill func(io.Writer) (int64, error)) (gateway.Version, error) {
+	const op = "put"
+	if err := validKey(op, key); err != nil {
+		return "", err
+	}
+	if err := gateway.CheckPutCond(key, c); err != nil {
+		return "", err
+	}
+	root, err := s.begin(ctx, op, key)
+	if err != nil {
+		return "", err
+	}
+	p, _ := keyPath(op, key)
+	dir, _ := splitKey(p)
+	if err := ensureDir(root, dir); err != nil {
+		return "", s.writeErr(root, key, p, err)
+	}
+	tmp, fi, err := writeTemp(ctx, root, dir, want, fill)
+	if err != nil {
+		return "", s.writeErr(root, key, p, err)
+	}
+	published := false
+	defer func() {
+		if !published {
+			root.Remove(tmp)
+		}
+	}()
+
+	if c.Kind == gateway.CondIfAbsent {
+		if err := ctx.Err(); err != nil {
+			return "", gateway.E(op, key, gateway.ErrUnavailable, err)
+		}
+		if err := root.Link(tmp, p); err != nil {
+			return "", s.writeErr(root, key, p, err)
+		}
+		published = true
+		if err := root.Remove(tmp); err != nil {
+			return "", gateway.E(op, key, kindOf(err), fmt.Errorf("published, but removing the temp file: %w", err))
+		}
+	} else {
+		unlock, err := s.lock(ctx, root, op, key)
+		if err != nil {
+			return "", err
+		}
+		defer unlock()
+		if c.Kind == gateway.CondIfMatch {
+			if err := checkVersion(root, op, key, c.Version); err != nil {
+				return "", err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return "", gateway.E(op, key, gateway.ErrUnavailable, err)
+		}
+		if err := root.Rename(tmp, p); err != nil {
+			return "", s.writeErr(root, key, p, err)
+		}
+		published = true
+	}
+	if err := syncDir(root, dir); err != nil {
+		return "", gateway.E(op, key, kindOf(err), fmt.Errorf("published, but syncing its directory: %w", err))
+	}
+	return version(fi), nil
+}
+
+// checkVersion fails with ErrPrecondition unless key holds version v.
+func checkVersion(root *os.Root, op, key string, v gateway.Version) error {
+	fi, err := statObject(root, op, key)
+	var ge *gateway.Error
+	if errors.Is(err, gateway.ErrNotFound) && errors.As(err, &ge) {
+		return gateway.E(op, key, gateway.ErrPrecondition, fmt.Errorf("want version %s, the key is absent: %w", v, ge.Err))
+	}
+	if err != nil {
+		return err
+	}
+	if cur := version(fi); cur != v {
+		return gateway.E(op, key, gateway.ErrPrecondition, fmt.Errorf("current version %s, want %s", cur, v))
+	}
+	return nil
+}
+
+// writeErr classifies an error of a write step: EEXIST from link(2) is
+// ErrExists unless the key is a directory, which no write can replace.
+func (s *Store) writeErr(root *os.Root, key, p string, err error) error {
+	if errors.Is(err, fs.ErrExist) {
+		if fi, serr := root.Lstat(p); serr == nil && fi.IsDir() {
+			return gateway.E("put", key, gateway.ErrUnsupported, fmt.Errorf("%w: %w", errUnderObject, err))
+		}
+		return gateway.E("put", key, gateway.ErrExists, err)
+	}
+	if k := writeKindOf(err); k == gateway.ErrUnsupported {
+		return gateway.E("put", key, k, fmt.Errorf("%w: %w", errUnderObject, err))
+	}
+	return gateway.E("put", key, writeKindOf(err), err)
+}
+
+// writeTemp writes a new temp file in dir with fill, checks its size,
+// stamps its modification time, fsyncs and closes it. It returns the temp
+// file's name and final info; on error the temp file is removed.
+func writeTemp(ctx context.Context, root *os.Root, dir string, want int64, fill func(io.Writer) (int64, error)) (_ string, fi fs.FileInfo, err error) {
+	name := filepath.Join(dir, tempPrefix+rand.Text())
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", nil, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close() // may already be closed
+			root.Remove(name)
+		}
+	}()
+	n, err := fill(f)
+	if err != nil {
+		return "", nil, err
+	}
+	if want >= 0 && n != want {
+		return "", nil, fmt.Errorf("wrote %d of %d bytes: %w", n, want, io.ErrShortWrite)
+	}
+	// Stamp the version: a fresh nanosecond mtime on a fresh inode.
+	now := time.Now()
+	if err := root.Chtimes(name, now, now); err != nil {
+		return "", nil, err
+	}
+	if fi, err = f.Stat(); err != nil {
+		return "", nil, err
+	}
+	if fi.Size() != n {
+		return "", nil, fmt.Errorf("temp file holds %d bytes, wrote %d: %w", fi.Size(), n, io.ErrShortWrite)
+	}
+	if err := f.Sync(); err != nil {
+		return "", nil, err
+	}
+	if err := f.Close(); err != nil {
+		return "", nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", nil, err
+	}
+	return name, fi, nil
+}
+
+// ensureDir creates dir and its missing parents, fsyncing the parent of
+// each directory it creates so the new names are durable.
+func ensureDir(root *os.Root, dir string) error {
+	if dir == "." {
+		return nil
+	}
+	if fi, err := root.Stat(dir); err == nil && fi.IsDir() {
+		return nil
+	}
+	parent := "."
+	for seg := range strings.SplitSeq(dir, string(filepath.Separator)) {
+		p := filepath.Join(parent, seg)
+		switch err := root.Mkdir(p, 0o755); {
+		case err == nil:
+			if err := syncDir(root, parent); err != nil {
+				return err
+			}
+		case errors.Is(err, fs.ErrExist):
+			// there already, or a file: creating below it reports ENOTDIR
+		default:
+			return err
+		}
+		parent = p
+	}
+	return nil
+}
+
+// syncDir fsyncs a directory so the names published in it are durable.
+func syncDir(root *os.Root, dir string) error {
+	f, err := root.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Delete removes key subject to c (None or IfMatch), holding the key's lock.
+// The key's directory is left in place.
+func (s *Store) Delete(ctx context.Context, key string, c gateway.Cond) error {
+	const op = "delete"
+	if err := validKey(op, key); err != nil {
+		return err
+	}
+	if err := gateway.CheckDeleteCond(key, c); err != nil {
+		return err
+	}
+	root, err := s.begin(ctx, op, key)
+	if err != nil {
+		return err
+	}
+	unlock, err := s.lock(ctx, root, op, key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	fi, err := statObject(root, op, key)
+	if err != nil {
+		return err
+	}
+	if c.Kind == gateway.CondIfMatch {
+		if cur := version(fi); cur != c.Version {
+			return gateway.E(op, key, gateway.ErrPrecondition, fmt.Errorf("current version %s, want %s", cur, c.Version))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return gateway.E(op, key, gateway.ErrUnavailable, err)
+	}
+	p, _ := keyPath(op, key)
+	if err := root.Remove(p); err != nil {
+		return gateway.E(op, key, kindOf(err), err)
+	}
+	dir, _ := splitKey(p)
+	if err := syncDir(root, dir); err != nil {
+		return gateway.E(op, key, kindOf(err), fmt.Errorf("deleted, but syncing its directory: %w", err))
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package storetest
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// storeKinds are the error kinds a Store may return; an error matches
+// exactly one of them.
+var storeKinds = []error{
+	gateway.ErrNotFound, gateway.ErrExists, gateway.ErrPrecondition,
+	gateway.ErrPermission, gateway.ErrUnavailable, gateway.ErrUnsupported,
+	gateway.ErrInvalidKey,
+}
+
+// checkErr reports whether err is of kind and of no other store kind, is a
+// *gateway.Error for key, and names key in its message. It returns false
+// (after reporting) when err is nil.
+func checkErr(t *testing.T, what string, err error, key string, kind error) bool {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s %q: no error, want %v", what, key, kind)
+		return false
+	}
+	if !errors.Is(err, kind) {
+		t.Errorf("%s %q: error %q is not %v", what, key, err, kind)
+	}
+	for _, k := range storeKinds {
+		if k != kind && errors.Is(err, k) {
+			t.Errorf("%s %q: error %q is %v and also %v", what, key, err, kind, k)
+		}
+	}
+	var ge *gateway.Error
+	if !errors.As(err, &ge) {
+		t.Errorf("%s %q: error %q (%T) is not a *gateway.Error", what, key, err, err)
+	} else if ge.Key != key {
+		t.Errorf("%s %q: error %q names key %q", what, key, err, ge.Key)
+	}
+	// A key that prints as itself must appear verbatim in the message.
+	if strconv.Quote(key) == `"`+key+`"` && !strings.Contains(err.Error(), key) {
+		t.Errorf("%s %q: error %q does not name the key", what, key, err)
+	}
+	return true
+}
+
+func mustPut(t *testing.T, s gateway.Store, key string, data []byte, c gateway.Cond) gateway.Version {
+	t.Helper()
+	v, err := s.Put(t.Context(), key, data, c)
+	if err != nil {
+		t.Fatalf("put %q (%v): %v", key, c, err)
+	}
+	if v == "" {
+		t.Fatalf("put %q (%v): empty version", key, c)
+	}
+	return v
+}
+
+func mustGet(t *testing.T, s gateway.Store, key string) ([]byte, gateway.Version) {
+	t.Helper()
+	b, v, err := s.Get(t.Context(), key)
+	if err != nil {
+		t.Fatalf("get %q: %v", key, err)
+	}
+	if v == "" {
+		t.Fatalf("get %q: empty version", key)
+	}
+	return b, v
+}
+
+// wantObject checks that key holds want at version v (v "" skips the
+// version check) through Get and Stat.
+func wantObject(t *testing.T, s gateway.Store, key string, want []byte, v gateway.Version) {
+	t.Helper()
+	got, gv := mustGet(t, s, key)
+	if !bytes.Equal(got, want) {
+		t.Errorf("get %q = %q, want %q", key, trunc(got), trunc(want))
+	}
+	if v != "" && gv != v {
+		t.Errorf("get %q: version %q, want %q", key, gv, v)
+	}
+	a, err := s.Stat(t.Context(), key)
+	if err != nil {
+		t.Fatalf("stat %q: %v", key, err)
+	}
+	if a.Key != key || a.Size != int64(len(want)) || a.Version != gv {
+		t.Errorf("stat %q = {Key:%q Size:%d Version:%q}, want {Key:%q Size:%d Version:%q}",
+			key, a.Key, a.Size, a.Version, key, len(want), gv)
+	}
+	if a.Modified.IsZero() {
+		t.Errorf("stat %q: zero Modified time", key)
+	}
+}
+
+// wantAbsent checks that Get and Stat report key as not found.
+func wantAbsent(t *testing.T, s gateway.Store, key string) {
+	t.Helper()
+	_, _, err := s.Get(t.Context(), key)
+	checkErr(t, "get", err, key, gateway.ErrNotFound)
+	_, err = s.Stat(t.Context(), key)
+	checkErr(t, "stat", err, key, gateway.ErrNotFound)
+}
+
+// listAll collects a listing, failing on the first error.
+func listAll(t *testing.T, s gateway.Store, prefix string) []gateway.Attrs {
+	t.Helper()
+	var out []gateway.Attrs
+	for a, err := range s.List(t.Context(), prefix) {
+		if err != nil {
+			t.Fatalf("list %q after %d entries: %v", prefix, len(out), err)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func keysOf(as []gateway.Attrs) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.Key
+	}
+	return out
+}
+
+// wantKeys compares two key lists and reports the first difference.
+func wantKeys(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d keys, want %d (got %q, want %q)", what, len(got), len(want), truncKeys(got), truncKeys(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			t.Errorf("%s: key %d is %q, want %q", what, i, got[i], want[i])
+			return
+		}
+	}
+}
+
+func truncKeys(ks []string) []string {
+	if len(ks) > 12 {
+		return append(ks[:12:12], "...")
+	}
+	return ks
+}
+
+func trunc(b []byte) []byte {
+	if len(b) > 64 {
+		return append(b[:64:64], "..."...)
+	}
+	return b
+}
