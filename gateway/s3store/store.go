@@ -1,0 +1,306 @@
+package s3store
+
+import (
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// Store is a gateway.Store on one S3 bucket, optionally under a key prefix.
+// It is safe for concurrent use. Create it with Open or New.
+type Store struct {
+	client   *s3.Client
+	bucket   string
+	prefix   string // "" or ends with '/'
+	partSize int64
+
+	// conflictRetries bounds the retries of a conditional write answered
+	// with 409 ConditionalRequestConflict; backoff is the first delay.
+	conflictRetries int
+	backoff         time.Duration
+}
+
+var (
+	_ gateway.Store       = (*Store)(nil)
+	_ gateway.BucketMaker = (*Store)(nil)
+	_ gateway.Closer      = (*Store)(nil)
+)
+
+// New returns a Store on bucket using client. Keys are stored as
+// prefix+key; prefix is a relative key prefix such as "team/query-1" (a
+// trailing '/' is added). Errors name the caller's key, without the prefix.
+func New(client *s3.Client, bucket, prefix string) *Store {
+	prefix = strings.Trim(prefix, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	return &Store{
+		client:          client,
+		bucket:          bucket,
+		prefix:          prefix,
+		partSize:        DefaultPartSize,
+		conflictRetries: 8,
+		backoff:         25 * time.Millisecond,
+	}
+}
+
+// Client returns the SDK client the store uses.
+func (s *Store) Client() *s3.Client { return s.client }
+
+// Bucket returns the bucket name.
+func (s *Store) Bucket() string { return s.bucket }
+
+// Prefix returns the key prefix ("" or ending with '/').
+func (s *Store) Prefix() string { return s.prefix }
+
+// Close releases nothing: the SDK client keeps only pooled connections.
+// It exists so that callers can close every store the same way.
+func (s *Store) Close() error { return nil }
+
+func (s *Store) full(key string) *string { return aws.String(s.prefix + key) }
+
+// version turns an ETag into a Version, always in its quoted form so that
+// Put, Get, Stat and List agree whatever the server returned.
+func version(etag *string) gateway.Version {
+	e := aws.ToString(etag)
+	if e == "" {
+		return ""
+	}
+	if !strings.HasPrefix(e, `"`) && !strings.HasPrefix(e, `W/`) {
+		e = `"` + e + `"`
+	}
+	return gateway.Version(e)
+}
+
+// sameVersion compares two ETags, ignoring quoting.
+func sameVersion(a, b gateway.Version) bool {
+	return strings.Trim(string(a), `"`) == strings.Trim(string(b), `"`)
+}
+
+// Get reads the whole object.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, gateway.Version, error) {
+	if err := gateway.ValidateKey("get", key); err != nil {
+		return nil, "", err
+	}
+	return s.get(ctx, "get", key)
+}
+
+func (s *Store) get(ctx context.Context, op, key string) ([]byte, gateway.Version, error) {
+	var t tracker
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.full(key)}, t.option)
+	if err != nil {
+		return nil, "", fail(op, key, err)
+	}
+	defer out.Body.Close()
+	b, err := io.ReadAll(out.Body)
+	if err != nil {
+		return nil, "", gateway.E(op, key, gateway.ErrUnavailable, err)
+	}
+	return b, version(out.ETag), nil
+}
+
+// Stat reads the object's attributes with HeadObject.
+func (s *Store) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
+	if err := gateway.ValidateKey("stat", key); err != nil {
+		return gateway.Attrs{}, err
+	}
+	out, err := s.head(ctx, key)
+	if err != nil {
+		return gateway.Attrs{}, fail("stat", key, err)
+	}
+	return gateway.Attrs{
+		Key:      key,
+		Size:     aws.ToInt64(out.ContentLength),
+		Version:  version(out.ETag),
+		Modified: aws.ToTime(out.LastModified),
+	}, nil
+}
+
+func (s *Store) head(ctx context.Context, key string) (*s3.HeadObjectOutput, error) {
+	var t tracker
+	return s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: s.full(key)}, t.option)
+}
+
+// List yields the objects under prefix in lexical order, 1,000 per request.
+// Folder markers (keys ending in '/', made by consoles and other tools) are
+// skipped: they are not valid keys.
+func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
+	return func(yield func(gateway.Attrs, error) bool) {
+		if err := gateway.ValidatePrefix(prefix); err != nil {
+			yield(gateway.Attrs{}, err)
+			return
+		}
+		in := &s3.ListObjectsV2Input{Bucket: &s.bucket}
+		if p := s.prefix + prefix; p != "" {
+			in.Prefix = aws.String(p)
+		}
+		pages := s3.NewListObjectsV2Paginator(s.client, in)
+		for pages.HasMorePages() {
+			var t tracker
+			page, err := pages.NextPage(ctx, t.option)
+			if err != nil {
+				yield(gateway.Attrs{}, fail("list", prefix, err))
+				return
+			}
+			for _, o := range page.Contents {
+				k := aws.ToString(o.Key)
+				if !strings.HasPrefix(k, s.prefix) || strings.HasSuffix(k, "/") {
+					continue
+				}
+				a := gateway.Attrs{
+					Key:      strings.TrimPrefix(k, s.prefix),
+					Size:     aws.ToInt64(o.Size),
+					Version:  version(o.ETag),
+					Modified: aws.ToTime(o.LastModified),
+				}
+				if !yield(a, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// GetStream opens the object for reading. Read errors from the body are
+// reported as *gateway.Error of kind ErrUnavailable.
+func (s *Store) GetStream(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
+	if err := gateway.ValidateKey("get", key); err != nil {
+		return nil, gateway.Attrs{}, err
+	}
+	var t tracker
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.full(key)}, t.option)
+	if err != nil {
+		return nil, gateway.Attrs{}, fail("get", key, err)
+	}
+	a := gateway.Attrs{
+		Key:      key,
+		Size:     aws.ToInt64(out.ContentLength),
+		Version:  version(out.ETag),
+		Modified: aws.ToTime(out.LastModified),
+	}
+	return &body{rc: out.Body, key: key}, a, nil
+}
+
+type body struct {
+	rc  io.ReadCloser
+	key string
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil && err != io.EOF {
+		err = gateway.E("get", b.key, gateway.ErrUnavailable, err)
+	}
+	return n, err
+}
+
+func (b *body) Close() error { return b.rc.Close() }
+
+// Delete removes key. S3 answers a DELETE of a missing key with success, so
+// Delete first reads the current ETag (HeadObject: missing → ErrNotFound,
+// another ETag than c's → ErrPrecondition) and then deletes with If-Match
+// on that ETag, so a write that lands in between is never deleted blindly:
+// a stale IfMatch gets ErrPrecondition, and an unconditional Delete starts
+// over on the new object.
+func (s *Store) Delete(ctx context.Context, key string, c gateway.Cond) error {
+	if err := gateway.ValidateKey("delete", key); err != nil {
+		return err
+	}
+	if err := gateway.CheckDeleteCond(key, c); err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		h, err := s.head(ctx, key)
+		if err != nil {
+			return fail("delete", key, err)
+		}
+		current := version(h.ETag)
+		if c.Kind == gateway.CondIfMatch && !sameVersion(current, c.Version) {
+			return gateway.E("delete", key, gateway.ErrPrecondition, nil)
+		}
+		in := &s3.DeleteObjectInput{Bucket: &s.bucket, Key: s.full(key)}
+		if c.Kind == gateway.CondIfMatch {
+			in.IfMatch = aws.String(string(c.Version))
+		} else if current != "" {
+			in.IfMatch = aws.String(string(current))
+		}
+		var t tracker
+		_, err = s.client.DeleteObject(ctx, in, t.option)
+		if err == nil {
+			return nil
+		}
+		code := errorCode(err)
+		retry := code == codeConditionConflict ||
+			// an unconditional delete lost a race with an overwrite: delete that
+			c.Kind == gateway.CondNone && classify(err) == gateway.ErrPrecondition
+		if retry && attempt < s.conflictRetries {
+			if werr := s.wait(ctx, attempt); werr != nil {
+				return gateway.E("delete", key, gateway.ErrUnavailable, errors.Join(err, werr))
+			}
+			continue
+		}
+		if c.Kind == gateway.CondNone && classify(err) == gateway.ErrPrecondition {
+			// Overwritten between every read and delete: busy, not stale.
+			return gateway.E("delete", key, gateway.ErrUnavailable, err)
+		}
+		if c.Kind == gateway.CondNone && classify(err) == gateway.ErrUnsupported {
+			// The service refuses If-Match on DELETE; the caller asked for
+			// no condition, so a plain delete is what was requested.
+			_, err = s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: s.full(key)}, t.option)
+			if err == nil {
+				return nil
+			}
+		}
+		return fail("delete", key, err)
+	}
+}
+
+// wait sleeps before retry attempt+1 (exponential, capped at 2s), or
+// returns the context's error.
+func (s *Store) wait(ctx context.Context, attempt int) error {
+	d := s.backoff << min(attempt, 6)
+	if d > 2*time.Second {
+		d = 2 * time.Second
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// MakeBucket creates the bucket (in the client's region). A bucket that
+// already exists and is owned by the caller, or that the caller can reach
+// without the right to create buckets, is success.
+func (s *Store) MakeBucket(ctx context.Context) error {
+	in := &s3.CreateBucketInput{Bucket: &s.bucket}
+	if r := s.client.Options().Region; r != "" && r != "us-east-1" {
+		in.CreateBucketConfiguration = &types.CreateBucketConfiguration{
+			LocationConstraint: types.BucketLocationConstraint(r),
+		}
+	}
+	var t tracker
+	_, err := s.client.CreateBucket(ctx, in, t.option)
+	if err == nil || errorCode(err) == "BucketAlreadyOwnedByYou" {
+		return nil
+	}
+	if classify(err) == gateway.ErrPermission {
+		var t tracker
+		if _, herr := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &s.bucket}, t.option); herr == nil {
+			return nil
+		}
+	}
+	return fail("make-bucket", s.bucket, err)
+}
