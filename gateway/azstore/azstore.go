@@ -1,0 +1,433 @@
+package azstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"iter"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+const (
+	// BlockSize is the size of the blocks PutStream stages; a stream
+	// shorter than one block is sent as a single Put Blob.
+	BlockSize = 8 << 20
+	// maxBlocks is Azure's limit of committed blocks per blob.
+	maxBlocks = 50000
+	// maxNameLen is Azure's limit on a blob name, in characters.
+	maxNameLen = 1024
+	// listPageSize is the page size of List (the service's maximum).
+	listPageSize = 5000
+	// metaWriteID names the metadata entry holding a write's id.
+	metaWriteID = "ckgatewriteid"
+)
+
+// Store is a gateway.Store on one Azure Blob container. Create it with Open
+// or New; it is safe for concurrent use.
+type Store struct {
+	client *container.Client
+	prefix string // "" or ends with '/'
+	auth   string // the credential method, for diagnostics
+
+	blockSize int   // PutStream block size
+	pageSize  int32 // List page size
+}
+
+var (
+	_ gateway.Store       = (*Store)(nil)
+	_ gateway.BucketMaker = (*Store)(nil)
+	_ gateway.Closer      = (*Store)(nil)
+)
+
+// New returns a Store on the container of client, keeping every key under
+// prefix (a relative key prefix such as "team/query-1"; "" for none). Build
+// client with ClientOptions so that retried conditional writes are
+// resolved (see the package documentation).
+func New(client *container.Client, prefix string) *Store {
+	prefix = strings.Trim(prefix, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	return &Store{client: client, prefix: prefix, auth: "client", blockSize: BlockSize, pageSize: listPageSize}
+}
+
+// Client returns the container client the store uses.
+func (s *Store) Client() *container.Client { return s.client }
+
+// Prefix returns the key prefix the store applies ("" or ending in '/').
+func (s *Store) Prefix() string { return s.prefix }
+
+// Auth names the credential method the store was opened with:
+// "connection-string", "key", "sas", "identity", "anonymous", or "client"
+// for a store made by New.
+func (s *Store) Auth() string { return s.auth }
+
+// Close releases nothing (the SDK client holds no resources) and exists so
+// that callers can close every store alike.
+func (s *Store) Close() error { return nil }
+
+// MakeBucket creates the container; an existing one is success.
+func (s *Store) MakeBucket(ctx context.Context) error {
+	_, err := s.client.Create(ctx, nil)
+	if err == nil || bloberror.HasCode(err, bloberror.ContainerAlreadyExists) {
+		return nil
+	}
+	return e("make-bucket", containerName(s.client), err)
+}
+
+func containerName(c *container.Client) string {
+	u := c.URL()
+	if i := strings.IndexByte(u, '?'); i >= 0 {
+		u = u[:i]
+	}
+	u = strings.TrimRight(u, "/")
+	return u[strings.LastIndexByte(u, '/')+1:]
+}
+
+// name validates key and returns its blob name.
+func (s *Store) name(op, key string) (string, error) {
+	if err := gateway.ValidateKey(op, key); err != nil {
+		return "", err
+	}
+	n := s.prefix + key
+	if utf8.RuneCountInString(n) > maxNameLen {
+		return "", gateway.E(op, key, gateway.ErrInvalidKey,
+			errors.New("blob name (prefix and key) longer than 1024 characters"))
+	}
+	return n, nil
+}
+
+func (s *Store) blob(name string) *blockblob.Client { return s.client.NewBlockBlobClient(name) }
+
+// version turns an ETag into a Version: the ETag without its quotes, so
+// that listings (which may omit them) and headers agree.
+func version(etag *azcore.ETag) gateway.Version {
+	if etag == nil {
+		return ""
+	}
+	return gateway.Version(strings.Trim(string(*etag), `"`))
+}
+
+// etagOf turns a Version back into the quoted ETag the service compares.
+func etagOf(v gateway.Version) *azcore.ETag {
+	et := azcore.ETag(`"` + strings.Trim(string(v), `"`) + `"`)
+	return &et
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func (s *Store) Get(ctx context.Context, key string) ([]byte, gateway.Version, error) {
+	rc, a, err := s.getStream(ctx, "get", key)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rc.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, max(a.Size, 0)))
+	if _, err := io.Copy(buf, rc); err != nil {
+		return nil, "", e("get", key, err)
+	}
+	return buf.Bytes(), a.Version, nil
+}
+
+func (s *Store) GetStream(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
+	return s.getStream(ctx, "get", key)
+}
+
+func (s *Store) getStream(ctx context.Context, op, key string) (io.ReadCloser, gateway.Attrs, error) {
+	name, err := s.name(op, key)
+	if err != nil {
+		return nil, gateway.Attrs{}, err
+	}
+	resp, err := s.blob(name).DownloadStream(ctx, nil)
+	if err != nil {
+		return nil, gateway.Attrs{}, e(op, key, err)
+	}
+	a := gateway.Attrs{
+		Key:      key,
+		Size:     deref(resp.ContentLength),
+		Version:  version(resp.ETag),
+		Modified: deref(resp.LastModified),
+	}
+	// The retry reader resumes a broken download with If-Match on the
+	// ETag, so a read never mixes two versions.
+	body := resp.NewRetryReader(ctx, &blob.RetryReaderOptions{MaxRetries: 3})
+	return &reader{rc: body, op: op, key: key}, a, nil
+}
+
+// reader maps read errors of a download to gateway errors.
+type reader struct {
+	rc      io.ReadCloser
+	op, key string
+}
+
+func (r *reader) Read(p []byte) (int, error) {
+	n, err := r.rc.Read(p)
+	if err != nil && err != io.EOF {
+		err = e(r.op, r.key, err)
+	}
+	return n, err
+}
+
+func (r *reader) Close() error { return r.rc.Close() }
+
+func (s *Store) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
+	name, err := s.name("stat", key)
+	if err != nil {
+		return gateway.Attrs{}, err
+	}
+	p, err := s.blob(name).GetProperties(ctx, nil)
+	if err != nil {
+		return gateway.Attrs{}, e("stat", key, err)
+	}
+	return gateway.Attrs{
+		Key:      key,
+		Size:     deref(p.ContentLength),
+		Version:  version(p.ETag),
+		Modified: deref(p.LastModified),
+	}, nil
+}
+
+// List yields the keys under prefix in byte order. The service lists in
+// UTF-16 order (Azure and Azurite alike), which differs from byte (UTF-8)
+// order only between names that hold a character at or above U+D800 (an
+// emoji against a full-width letter, say); List sorts each run of such
+// consecutive names before yielding it, so plain names stream unbuffered.
+func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
+	return func(yield func(gateway.Attrs, error) bool) {
+		if err := gateway.ValidatePrefix(prefix); err != nil {
+			yield(gateway.Attrs{}, err)
+			return
+		}
+		full := s.prefix + prefix
+		opts := &container.ListBlobsFlatOptions{MaxResults: to.Ptr(s.pageSize)}
+		if full != "" {
+			opts.Prefix = &full
+		}
+		var run []gateway.Attrs // consecutive names whose orders may differ
+		flush := func() bool {
+			slices.SortFunc(run, func(a, b gateway.Attrs) int { return strings.Compare(a.Key, b.Key) })
+			for _, a := range run {
+				if !yield(a, nil) {
+					return false
+				}
+			}
+			run = run[:0]
+			return true
+		}
+		pager := s.client.NewListBlobsFlatPager(opts)
+		for pager.More() {
+			page, err := pager.NextPage(ctx)
+			if err != nil {
+				yield(gateway.Attrs{}, e("list", prefix, err))
+				return
+			}
+			for _, it := range page.Segment.BlobItems {
+				name := deref(it.Name)
+				if !strings.HasPrefix(name, full) {
+					continue // never happens with a correct service
+				}
+				a := gateway.Attrs{Key: strings.TrimPrefix(name, s.prefix)}
+				if p := it.Properties; p != nil {
+					a.Size = deref(p.ContentLength)
+					a.Version = version(p.ETag)
+					a.Modified = deref(p.LastModified)
+				}
+				if utf16Differs(name[len(full):]) {
+					run = append(run, a)
+					continue
+				}
+				if !flush() || !yield(a, nil) {
+					return
+				}
+			}
+		}
+		flush()
+	}
+}
+
+// utf16Differs reports whether s holds a character whose UTF-16 order
+// differs from its UTF-8 order against some other character: a
+// supplementary one (surrogates D800-DBFF) or one in U+E000-U+FFFF. Names
+// without such characters order alike in UTF-16 and UTF-8, against each
+// other and against any name.
+func utf16Differs(s string) bool {
+	for _, r := range s {
+		if r >= 0xD800 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Store) Put(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
+	name, err := s.name("put", key)
+	if err != nil {
+		return "", err
+	}
+	if err := gateway.CheckPutCond(key, c); err != nil {
+		return "", err
+	}
+	return s.upload(ctx, key, name, data, c)
+}
+
+// upload writes data as one Put Blob under condition c.
+func (s *Store) upload(ctx context.Context, key, name string, data []byte, c gateway.Cond) (gateway.Version, error) {
+	id := newWriteID()
+	sum := md5.Sum(data)
+	tctx, t := withTries(ctx)
+	resp, err := s.blob(name).Upload(tctx, streaming.NopCloser(bytes.NewReader(data)), &blockblob.UploadOptions{
+		Metadata:                map[string]*string{metaWriteID: &id},
+		HTTPHeaders:             &blob.HTTPHeaders{BlobContentMD5: sum[:]},
+		TransactionalValidation: blob.TransferValidationTypeMD5(sum[:]),
+		AccessConditions:        accessConditions(c),
+	})
+	if err == nil {
+		return version(resp.ETag), nil
+	}
+	v, absent, err := s.writeFailed(ctx, key, name, c, id, t, err)
+	if absent {
+		// Refused as existing, yet no blob is there: Azurite counts a
+		// name holding only uncommitted blocks (a failed or running
+		// PutStream) as existing for Put Blob, though not for Put Block
+		// List; Azure may also answer so when the blob was deleted
+		// since. The key is free: create it through a block commit, which
+		// is as atomic.
+		return s.commit(ctx, key, name, [][]byte{data}, c, false)
+	}
+	return v, err
+}
+
+func accessConditions(c gateway.Cond) *blob.AccessConditions {
+	switch c.Kind {
+	case gateway.CondIfAbsent:
+		return &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: to.Ptr(azcore.ETagAny)}}
+	case gateway.CondIfMatch:
+		return &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: etagOf(c.Version)}}
+	}
+	return nil
+}
+
+// writeFailed maps the error of a write of id under c. A refused
+// condition is checked by reading the blob: when the pipeline retried the
+// request, the first attempt may have been applied and the retry refused
+// because of it, and the blob then carries id. absent reports an IfAbsent
+// refusal although no blob exists.
+func (s *Store) writeFailed(ctx context.Context, key, name string, c gateway.Cond, id string, t *tries, err error) (v gateway.Version, absent bool, _ error) {
+	lost := condKind(c, err)
+	if lost == nil {
+		return "", false, e("put", key, err)
+	}
+	refused := gateway.E("put", key, lost, cause(err))
+	if c.Kind == gateway.CondIfMatch && !t.retried() {
+		return "", false, refused
+	}
+	p, perr := s.blob(name).GetProperties(ctx, nil)
+	switch {
+	case perr == nil && t.retried() && metaValue(p.Metadata, metaWriteID) == id:
+		return version(p.ETag), false, nil
+	case perr == nil:
+		return "", false, refused
+	case blobMissing(perr):
+		return "", c.Kind == gateway.CondIfAbsent, refused
+	case t.retried():
+		return "", false, gateway.E("put", key, gateway.ErrUnknownOutcome, cause(errors.Join(err, perr)))
+	}
+	return "", false, refused
+}
+
+// blobMissing reports whether err says the blob (not its container) does
+// not exist.
+func blobMissing(err error) bool {
+	status, code := statusOf(err)
+	return code == string(bloberror.BlobNotFound) ||
+		(status == http.StatusNotFound && code != string(bloberror.ContainerNotFound) && kindOf(err) == gateway.ErrNotFound)
+}
+
+// condKind returns the kind of err when it is the refusal of condition c
+// (ErrExists for IfAbsent, ErrPrecondition for IfMatch), or nil.
+func condKind(c gateway.Cond, err error) error {
+	status, code := statusOf(err)
+	switch c.Kind {
+	case gateway.CondIfAbsent:
+		// Azurite answers 409 BlobAlreadyExists, Azure may answer 412.
+		if code == string(bloberror.BlobAlreadyExists) || status == http.StatusPreconditionFailed {
+			return gateway.ErrExists
+		}
+	case gateway.CondIfMatch:
+		if status == http.StatusPreconditionFailed || code == string(bloberror.BlobNotFound) {
+			return gateway.ErrPrecondition
+		}
+	}
+	return nil
+}
+
+// metaValue looks name up in blob metadata; the SDK may change the case
+// of the keys it reads from headers.
+func metaValue(md map[string]*string, name string) string {
+	for k, v := range md {
+		if strings.EqualFold(k, name) {
+			return deref(v)
+		}
+	}
+	return ""
+}
+
+func newWriteID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+func (s *Store) Delete(ctx context.Context, key string, c gateway.Cond) error {
+	name, err := s.name("delete", key)
+	if err != nil {
+		return err
+	}
+	if err := gateway.CheckDeleteCond(key, c); err != nil {
+		return err
+	}
+	opts := &blob.DeleteOptions{DeleteSnapshots: to.Ptr(blob.DeleteSnapshotsOptionTypeInclude)}
+	if c.Kind == gateway.CondIfMatch {
+		opts.AccessConditions = accessConditions(c)
+	}
+	ctx, t := withTries(ctx)
+	_, err = s.blob(name).Delete(ctx, opts)
+	if err == nil {
+		return nil
+	}
+	kind := kindOf(err)
+	switch {
+	case kind == gateway.ErrNotFound && t.retried() && bloberror.HasCode(err, bloberror.BlobNotFound):
+		// An earlier attempt deleted it.
+		return nil
+	case kind == gateway.ErrPrecondition && c.Kind == gateway.CondIfMatch:
+		// A missing blob is not found, whatever the condition says.
+		if _, perr := s.blob(name).GetProperties(ctx, nil); blobMissing(perr) {
+			return gateway.E("delete", key, gateway.ErrNotFound, cause(err))
+		}
+	}
+	return gateway.E("delete", key, kind, cause(err))
+}
