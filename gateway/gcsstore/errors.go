@@ -1,0 +1,92 @@
+package gcsstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"cloud.google.com/go/auth"
+	"cloud.google.com/go/storage"
+	"golang.org/x/oauth2"
+	"google.golang.org/api/googleapi"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// wrap turns a library error for key into a *gateway.Error of the right
+// kind, keeping err reachable. A cancelled or expired ctx is named in the
+// chain even when the library reported something else.
+func wrap(ctx context.Context, op, key string, c gateway.Cond, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		err = fmt.Errorf("%w (%w)", err, cerr)
+	}
+	return gateway.E(op, key, kindOf(c, err), err)
+}
+
+// kindOf maps a library error to a gateway error kind. c is the condition
+// the request carried: a 412 means ErrExists for IfAbsent and
+// ErrPrecondition otherwise.
+func kindOf(c gateway.Cond, err error) error {
+	if k := statusKind(c, err); k != nil {
+		return k
+	}
+	switch {
+	case errors.Is(err, storage.ErrObjectNotExist), errors.Is(err, storage.ErrBucketNotExist):
+		return gateway.ErrNotFound
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return gateway.ErrUnavailable
+	}
+	// Refused credentials (token endpoint answered 4xx).
+	var ae *auth.Error
+	if errors.As(err, &ae) && ae.Response != nil {
+		return httpKind(c, ae.Response.StatusCode, gateway.ErrPermission)
+	}
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.Response != nil {
+		return httpKind(c, re.Response.StatusCode, gateway.ErrPermission)
+	}
+	// Anything else is a transport or library failure: retryable.
+	return gateway.ErrUnavailable
+}
+
+// statusKind maps an HTTP status carried by a *googleapi.Error.
+func statusKind(c gateway.Cond, err error) error {
+	var ge *googleapi.Error
+	if !errors.As(err, &ge) || ge.Code == 0 {
+		return nil
+	}
+	return httpKind(c, ge.Code, gateway.ErrUnsupported)
+}
+
+// httpKind maps an HTTP status; other4xx is the kind of the 4xx statuses
+// with no meaning of their own.
+func httpKind(c gateway.Cond, code int, other4xx error) error {
+	switch {
+	case code == http.StatusPreconditionFailed:
+		if c.Kind == gateway.CondIfAbsent {
+			return gateway.ErrExists
+		}
+		return gateway.ErrPrecondition
+	case code == http.StatusUnauthorized, code == http.StatusForbidden:
+		return gateway.ErrPermission
+	case code == http.StatusNotFound:
+		return gateway.ErrNotFound
+	case code == http.StatusRequestTimeout, code == http.StatusConflict,
+		code == http.StatusTooManyRequests, code >= 500:
+		return gateway.ErrUnavailable
+	case code >= 400:
+		return other4xx
+	}
+	return gateway.ErrUnavailable
+}
+
+func isPrecondition(err error) bool {
+	var ge *googleapi.Error
+	return errors.As(err, &ge) && ge.Code == http.StatusPreconditionFailed
+}
+
+func isNotFound(err error) bool {
+	var ge *googleapi.Error
+	return errors.Is(err, storage.ErrObjectNotExist) || (errors.As(err, &ge) && ge.Code == http.StatusNotFound)
+}
