@@ -1,0 +1,200 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// Compactible logs (CompactibleFileStreamLog): the file source's
+// sources/<i>/ and the file sink's <output>/_spark_metadata/. Files are
+// named N or N.compact; a compaction batch N ((N+1) % interval == 0) holds
+// every entry up to N. Content: "v1", then one JSON entry per line.
+
+// CompactibleLogMaxVersion is the highest version of those logs understood.
+const CompactibleLogMaxVersion = 1
+
+// DefaultCompactInterval is Spark's default compact interval for the file
+// source and file sink logs.
+const DefaultCompactInterval = 10
+
+// ParseLogFileName parses "N" or "N.compact". Names that do not parse are
+// not log files (Spark ignores them: dotfiles, temp files).
+func ParseLogFileName(name string) (id int64, compact, ok bool) {
+	base, compact := strings.CutSuffix(name, ".compact")
+	id, err := strconv.ParseInt(base, 10, 64)
+	if err != nil || id < 0 || strings.HasPrefix(base, "+") {
+		return 0, false, false
+	}
+	return id, compact, true
+}
+
+// IsCompactionBatch reports whether batch id is a compaction batch.
+func IsCompactionBatch(id int64, interval int) bool {
+	return interval > 0 && (id+1)%int64(interval) == 0
+}
+
+// DeriveCompactInterval mirrors Spark's deriveCompactInterval: the
+// interval that made latestCompact a compaction batch, starting from def
+// (the smallest divisor of latestCompact+1 that is at least def, when one is
+// below half of it). The divisor search stops after 1<<20 candidates.
+func DeriveCompactInterval(def int, latestCompact int64) int {
+	n := latestCompact + 1
+	if def < 1 {
+		def = 1
+	}
+	if n <= int64(def) {
+		return int(n)
+	}
+	if int64(def) < n/2 {
+		for i := int64(def); i <= n/2 && i < int64(def)+1<<20; i++ {
+			if n%i == 0 {
+				return int(i)
+			}
+		}
+	}
+	return int(n)
+}
+
+// ValidBatchStart returns the first batch whose file is needed to read
+// every entry up to latest: the latest compaction batch ≤ latest (0 when
+// none).
+func ValidBatchStart(latest int64, interval int) int64 {
+	if interval <= 0 {
+		interval = 1
+	}
+	return max(0, (latest+1)/int64(interval)*int64(interval)-1)
+}
+
+// ValidBatches returns the batch ids whose files hold every entry up to
+// latest: the latest compaction batch ≤ latest, then the later ones.
+func ValidBatches(latest int64, interval int) []int64 {
+	if latest < 0 || interval <= 0 {
+		return nil
+	}
+	var out []int64
+	for id := ValidBatchStart(latest, interval); id <= latest; id++ {
+		out = append(out, id)
+	}
+	return out
+}
+
+func decodeCompactibleLog[T any](data []byte, what string) ([]T, error) {
+	lines := splitLines(data)
+	if len(lines) == 0 {
+		return nil, truncatedf("%s: empty file", what)
+	}
+	if _, err := parseVersionLine(lines[0], CompactibleLogMaxVersion, what); err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(lines)-1)
+	for i, l := range lines[1:] {
+		var e T
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			return nil, corruptf("%s line %d: %v", what, i+2, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func encodeCompactibleLog[T any](entries []T) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("v1")
+	for _, e := range entries {
+		j, err := json.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteByte('\n')
+		b.Write(j)
+	}
+	return b.Bytes(), nil
+}
+
+// compactibleListing is the listing of one compactible log directory.
+type compactibleListing struct {
+	files   map[int64]string // id → key
+	compact map[int64]bool
+	latest  int64
+	lastCmp int64
+}
+
+func listCompactible(ctx context.Context, st gateway.Store, dir string) (*compactibleListing, error) {
+	dir = strings.TrimSuffix(dir, "/")
+	prefix := dir + "/"
+	if dir == "" {
+		prefix = ""
+	}
+	l := &compactibleListing{files: map[int64]string{}, compact: map[int64]bool{}, latest: -1, lastCmp: -1}
+	for a, err := range st.List(ctx, prefix) {
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimPrefix(a.Key, prefix)
+		if strings.Contains(name, "/") {
+			continue
+		}
+		id, cmp, ok := ParseLogFileName(name)
+		if !ok {
+			continue
+		}
+		l.files[id] = a.Key
+		if cmp {
+			l.compact[id] = true
+			l.lastCmp = max(l.lastCmp, id)
+		}
+		l.latest = max(l.latest, id)
+	}
+	return l, nil
+}
+
+// readCompactibleLog reads every entry up to the latest batch of the log
+// under dir: the latest compaction file and the later batches.
+func readCompactibleLog[T any](ctx context.Context, st gateway.Store, dir, what string) ([]T, int64, error) {
+	l, err := listCompactible(ctx, st, dir)
+	if err != nil {
+		return nil, -1, err
+	}
+	if l.latest < 0 {
+		return nil, -1, fmt.Errorf("%s: %w: no %s files", dir, gateway.ErrNotFound, what)
+	}
+	interval := DefaultCompactInterval
+	if l.lastCmp >= 0 {
+		interval = DeriveCompactInterval(DefaultCompactInterval, l.lastCmp)
+	}
+	var out []T
+	for id := ValidBatchStart(l.latest, interval); id <= l.latest; id++ {
+		key, ok := l.files[id]
+		if !ok {
+			return nil, l.latest, fmt.Errorf("%s: batch %d of the %s is missing (latest %d, compact interval %d): %w",
+				dir, id, what, l.latest, interval, gateway.ErrNotFound)
+		}
+		data, _, err := st.Get(ctx, key)
+		if err != nil {
+			return nil, l.latest, err
+		}
+		es, err := decodeCompactibleLog[T](data, what)
+		if err != nil {
+			return nil, l.latest, keyErr(key, err)
+		}
+		out = append(out, es...)
+	}
+	return out, l.latest, nil
+}
+
+// sortedIDs returns the keys of m in order.
+func sortedIDs[V any](m map[int64]V) []int64 {
+	ids := make([]int64, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}

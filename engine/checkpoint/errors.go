@@ -1,0 +1,68 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error kinds of this package. Check them with errors.Is; every error a
+// function of this package returns for a stored object names its key.
+var (
+	// ErrNotCheckpoint: the location holds nothing that looks like a
+	// checkpoint (no metadata, offsets, commits, state or _ckgate files).
+	ErrNotCheckpoint = errors.New("not a checkpoint")
+	// ErrCorrupt: the bytes do not follow the format (bad JSON, bad framing,
+	// a checksum that does not match, a negative length, ...).
+	ErrCorrupt = errors.New("corrupt")
+	// ErrTruncated: the bytes end before the format says they may. It is
+	// also ErrCorrupt.
+	ErrTruncated error = &kindError{msg: "truncated", parent: ErrCorrupt}
+	// ErrUnsupportedVersion: a log or file version newer than the highest
+	// this package understands (see *VersionError).
+	ErrUnsupportedVersion = errors.New("unsupported version")
+	// ErrUnsupportedCodec: a state store compression codec this package
+	// cannot decode (only lz4, Spark's default, is decoded).
+	ErrUnsupportedCodec = errors.New("unsupported compression codec")
+)
+
+type kindError struct {
+	msg    string
+	parent error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.parent }
+
+// VersionError reports a version header this package does not understand.
+// It matches ErrUnsupportedVersion with errors.Is.
+type VersionError struct {
+	What  string // "offset log", "commit log", "state schema", ...
+	Found int    // the version in the file
+	Max   int    // the highest version understood
+	Exact bool   // the format demands an exact version (none here yet)
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("%s version v%d is not supported (highest understood: v%d)", e.What, e.Found, e.Max)
+}
+
+// Is makes errors.Is(err, ErrUnsupportedVersion) hold.
+func (e *VersionError) Is(target error) bool { return target == ErrUnsupportedVersion }
+
+// corruptf returns an ErrCorrupt error with a formatted reason.
+func corruptf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// truncatedf returns an ErrTruncated error with a formatted reason.
+func truncatedf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrTruncated, fmt.Sprintf(format, args...))
+}
+
+// keyErr names the key an error is about.
+func keyErr(key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", key, err)
+}

@@ -1,0 +1,178 @@
+package checkpoint
+
+import (
+	"context"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/filestore"
+	"github.com/ckgate/ckgate/gateway/memstore"
+)
+
+// sparkRoot is the copy of Spark's golden checkpoints in the repository.
+const sparkRoot = "../../testdata/spark"
+
+func sparkPath(rel string) string { return filepath.Join(sparkRoot, filepath.FromSlash(rel)) }
+
+// sparkFile returns the bytes of a testdata file.
+func sparkFile(t testing.TB, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(sparkPath(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// sparkStore opens a testdata checkpoint directory read-only through the
+// local-disk backend.
+func sparkStore(t testing.TB, rel string) gateway.Store {
+	t.Helper()
+	st, err := filestore.New(sparkPath(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gateway.Close(st) })
+	return st
+}
+
+// memCopy loads a testdata directory into a memstore (to mutate it), under
+// prefix.
+func memCopy(t testing.TB, rel, prefix string) *memstore.Store {
+	t.Helper()
+	ms := memstore.New()
+	root := sparkPath(rel)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		r, _ := filepath.Rel(root, p)
+		put(t, ms, prefix+filepath.ToSlash(r), b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+func put(t testing.TB, st gateway.Store, key string, data []byte) {
+	t.Helper()
+	if _, err := st.Put(context.Background(), key, data, gateway.None()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func del(t testing.TB, st gateway.Store, key string) {
+	t.Helper()
+	if err := st.Delete(context.Background(), key, gateway.None()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func inspect(t testing.TB, st gateway.Store, o Options) *Report {
+	t.Helper()
+	r, err := Inspect(context.Background(), st, o)
+	if err != nil {
+		t.Fatalf("Inspect: %v", err)
+	}
+	return r
+}
+
+func i64(v int64) *int64 { return &v }
+
+func eqPtr(a, b *int64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func fmtPtr(p *int64) string {
+	if p == nil {
+		return "nil"
+	}
+	return strconv.FormatInt(*p, 10)
+}
+
+// findingsOf returns "severity id key" for the findings at or above sev.
+func findingsOf(r *Report, min Severity) []string {
+	var out []string
+	for _, f := range r.Findings {
+		if f.Severity.rank() <= min.rank() {
+			out = append(out, string(f.Severity)+" "+f.ID+" "+f.Key)
+		}
+	}
+	return out
+}
+
+// hasFinding reports whether r has a finding with id, severity and key
+// (key "" matches any).
+func hasFinding(r *Report, sev Severity, id, key string) bool {
+	for _, f := range r.Findings {
+		if f.ID == id && f.Severity == sev && (key == "" || f.Key == key) {
+			return true
+		}
+	}
+	return false
+}
+
+func countFindings(r *Report, id string) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.ID == id {
+			n++
+		}
+	}
+	return n
+}
+
+func operator(t testing.TB, r *Report, id string) *Operator {
+	t.Helper()
+	for i := range r.Operators {
+		if r.Operators[i].ID == id {
+			return &r.Operators[i]
+		}
+	}
+	t.Fatalf("no operator %s in %+v", id, r.Operators)
+	return nil
+}
+
+func store(t testing.TB, op *Operator, name string) *StoreReport {
+	t.Helper()
+	for i := range op.Stores {
+		if op.Stores[i].Name == name {
+			return &op.Stores[i]
+		}
+	}
+	t.Fatalf("operator %s has no store %q", op.ID, name)
+	return nil
+}
+
+func detail(t testing.TB, p *PartitionReport, version int64, kind string) *VersionDetail {
+	t.Helper()
+	for i := range p.Details {
+		if p.Details[i].Version == version && p.Details[i].Kind == kind {
+			return &p.Details[i]
+		}
+	}
+	t.Fatalf("partition %d has no decoded %d.%s: %+v", p.ID, version, kind, p.Details)
+	return nil
+}
+
+func attrs(key string, data []byte) gateway.Attrs {
+	return gateway.Attrs{Key: key, Size: int64(len(data))}
+}
+
+var t0ctx = context.Background()
+
+func castagnoliSum(b []byte) int32 { return int32(crc32.Checksum(b, castagnoli)) }

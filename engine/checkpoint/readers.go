@@ -1,0 +1,49 @@
+package checkpoint
+
+import (
+	"context"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// Read helpers: each reads one file of the layout through st and decodes
+// it; every error names the key (store errors keep their gateway kind,
+// decode errors are ErrCorrupt, ErrTruncated or ErrUnsupportedVersion).
+
+func readDecode[T any](ctx context.Context, st gateway.Store, key string, decode func([]byte) (T, error)) (T, error) {
+	var zero T
+	data, _, err := st.Get(ctx, key)
+	if err != nil {
+		return zero, err
+	}
+	v, err := decode(data)
+	if err != nil {
+		return zero, keyErr(key, err)
+	}
+	return v, nil
+}
+
+// ReadStreamMetadata reads "metadata".
+func ReadStreamMetadata(ctx context.Context, st gateway.Store) (*StreamMetadata, error) {
+	return readDecode(ctx, st, MetadataKey, DecodeStreamMetadata)
+}
+
+// ReadOffsets reads offsets/<batch>.
+func ReadOffsets(ctx context.Context, st gateway.Store, batch int64) (*OffsetSeq, error) {
+	return readDecode(ctx, st, OffsetsKey(batch), DecodeOffsetSeq)
+}
+
+// ReadCommit reads commits/<batch>.
+func ReadCommit(ctx context.Context, st gateway.Store, batch int64) (*CommitMetadata, error) {
+	return readDecode(ctx, st, CommitKey(batch), DecodeCommit)
+}
+
+// ReadOperatorMetadata reads an operator metadata file (v1 or v2) at key.
+func ReadOperatorMetadata(ctx context.Context, st gateway.Store, key string) (*OperatorMetadata, error) {
+	return readDecode(ctx, st, key, DecodeOperatorMetadata)
+}
+
+// ReadStateSchema reads a state schema file (v1, v2 or v3) at key.
+func ReadStateSchema(ctx context.Context, st gateway.Store, key string) (*StateSchema, error) {
+	return readDecode(ctx, st, key, DecodeStateSchema)
+}

@@ -1,0 +1,766 @@
+package checkpoint
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// decodedFile is what reading one state file gave.
+type decodedFile struct {
+	counts    *RecordCounts
+	changelog *Changelog
+	zip       *RocksDBSnapshot
+	ckgate    *CkgateStateHeader
+	err       error // the content is unusable (corrupt, truncated, newer version, unreadable)
+	checksums checksumResult
+	note      string
+}
+
+// partJob is the analysis of one partition of one store.
+type partJob struct {
+	store *storeIdx
+	part  *partIdx
+	rep   *PartitionReport
+	// named: commits/C has an entry for this partition; uid is it: the
+	// unique id of the required version (Spark's checkpoint v2), or the file
+	// name of the partition's newest file (ckgate's tip; "" = empty state).
+	named bool
+	uid   string
+	// committed maps versions to the unique id a detailed commit names.
+	committed map[int64]string
+	chain     []*entry // the rebuild chain, once known
+}
+
+// analyseState reports operators, stores and partitions, and checks that
+// the version a restart loads can be rebuilt in every partition.
+func (in *inspector) analyseState(ctx context.Context) error {
+	x, R := in.idx, in.required
+	confParts, _ := strconv.Atoi(in.r.Confs[ConfShufflePartitions])
+	var latestIDs map[int64][][]string
+	if c := in.commits[in.C]; c != nil {
+		latestIDs = c.StateUniqueIDs
+	}
+	var jobs []*partJob
+	for _, opID := range sortedKeys(x.ops) {
+		op := x.ops[opID]
+		meta := in.opMeta[opID]
+		rep := Operator{ID: opID, Provider: in.provider(op), Files: op.files, Bytes: op.bytes, Stores: []StoreReport{}}
+		numOp, opErr := strconv.ParseInt(opID, 10, 64)
+		if opErr != nil {
+			numOp = -1
+		}
+		names := storeOrder(op, meta)
+		n := confParts
+		if meta != nil {
+			rep.Name, rep.MetadataVersion = meta.OperatorName, meta.Version
+			metaN := 0
+			for _, s := range meta.Stores {
+				metaN = max(metaN, s.NumPartitions)
+				if confParts > 0 && s.NumPartitions > 0 && s.NumPartitions != confParts {
+					in.add(Finding{ID: FindingPartitionsMismatch, Severity: SeverityWarning, Key: opMetaKey(op),
+						Message: fmt.Sprintf("store %q records %d partitions, the offset log %d", s.Name, s.NumPartitions, confParts)})
+				}
+			}
+			if n == 0 {
+				n = metaN
+			}
+		}
+		if n == 0 {
+			for _, s := range op.stores {
+				for id := range s.parts {
+					n = max(n, id+1)
+				}
+			}
+		}
+		rep.NumPartitions = n
+		in.r.StateBytes += op.bytes
+		for si, name := range names {
+			st := op.stores[name]
+			if st == nil {
+				st = &storeIdx{name: name, parts: map[int]*partIdx{}}
+			}
+			srep := StoreReport{Name: name, Partitions: []PartitionReport{}}
+			if s := in.schemas[opID][name]; s != nil {
+				srep.SchemaVersion, srep.Schema = s.Version, s.ColumnFamilies
+			}
+			emptyOK := map[int]bool{}
+			if ids, ok := latestIDs[numOp]; ok {
+				for pid, files := range ids {
+					if si >= len(files) {
+						emptyOK[pid] = true
+					}
+				}
+			}
+			parts := in.partitionsToCheck(op, st, n, emptyOK)
+			srep.Partitions = make([]PartitionReport, len(parts))
+			for i, pid := range parts {
+				p := st.parts[pid]
+				if p == nil {
+					p = &partIdx{id: pid, dir: StoreDirKey(opID, pid, name), versions: map[int64][]*entry{}, aux: map[string]*entry{}, minV: -1, maxV: -1}
+				}
+				srep.Partitions[i] = PartitionReport{ID: pid}
+				j := &partJob{store: st, part: p, rep: &srep.Partitions[i], committed: map[int64]string{}}
+				if ids, ok := latestIDs[numOp]; ok && pid < len(ids) {
+					j.named = true
+					if si < len(ids[pid]) {
+						j.uid = ids[pid][si]
+					}
+				}
+				for b, c := range in.commits {
+					if ids, ok := c.StateUniqueIDs[numOp]; ok && pid < len(ids) && si < len(ids[pid]) && !isTipName(ids[pid][si]) {
+						j.committed[b+1] = ids[pid][si]
+					}
+				}
+				jobs = append(jobs, j)
+			}
+			rep.Stores = append(rep.Stores, srep)
+		}
+		in.r.Operators = append(in.r.Operators, rep)
+	}
+	for op := range latestIDs {
+		if x.ops[strconv.FormatInt(op, 10)] == nil && R > 0 {
+			in.add(Finding{ID: FindingStateMissing, Severity: SeverityError, Key: StateDir + "/" + strconv.FormatInt(op, 10),
+				Message: fmt.Sprintf("commits/%d names state of operator %d, which has no state directory", in.C, op)})
+		}
+	}
+	tasks := make([]func(context.Context) error, len(jobs))
+	for i, j := range jobs {
+		tasks[i] = func(ctx context.Context) error { return in.analysePartition(ctx, j) }
+	}
+	if err := runAll(ctx, in.o.Concurrency, tasks); err != nil {
+		return err
+	}
+	for i := range in.r.Operators {
+		for k := range in.r.Operators[i].Stores {
+			s := &in.r.Operators[i].Stores[k]
+			s.Rebuildable = true
+			for _, p := range s.Partitions {
+				s.Rebuildable = s.Rebuildable && p.Rebuildable
+			}
+		}
+	}
+	for _, op := range x.ops {
+		for _, s := range op.stores {
+			for _, p := range s.parts {
+				for _, es := range p.versions {
+					for _, e := range es {
+						if e.file.UniqueID != "" {
+							in.r.Format.CheckpointFormat = 2
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func opMetaKey(op *opIdx) string {
+	if op.metaV1 != nil {
+		return op.metaV1.Key
+	}
+	ids := sortedIDs(op.metaV2)
+	if len(ids) > 0 {
+		return op.metaV2[ids[len(ids)-1]].Key
+	}
+	return StateDir + "/" + op.id
+}
+
+// storeOrder lists an operator's stores: the operator metadata's order
+// (which is the order of stateUniqueIds in commits), then any other store
+// found on disk, by name.
+func storeOrder(op *opIdx, meta *OperatorMetadata) []string {
+	var names []string
+	seen := map[string]bool{}
+	if meta != nil {
+		for _, s := range meta.Stores {
+			if !seen[s.Name] {
+				seen[s.Name] = true
+				names = append(names, s.Name)
+			}
+		}
+	}
+	var rest []string
+	for name := range op.stores {
+		if !seen[name] {
+			rest = append(rest, name)
+		}
+	}
+	slices.Sort(rest)
+	return append(names, rest...)
+}
+
+// maxMissingPartitionsReported caps the missing partitions listed in the
+// report (the findings name them all, as ranges).
+const maxMissingPartitionsReported = 1024
+
+// partitionsToCheck returns the partition ids to report for a store with
+// n expected partitions, and reports missing and extra partitions.
+func (in *inspector) partitionsToCheck(op *opIdx, st *storeIdx, n int, emptyOK map[int]bool) []int {
+	present := make([]int, 0, len(st.parts))
+	for id := range st.parts {
+		present = append(present, id)
+	}
+	slices.Sort(present)
+	dir := StoreDirKey(op.id, 0, st.name)
+	if len(present) == 1 && present[0] == 0 && n > 1 {
+		in.add(Finding{ID: FindingStateSinglePartition, Severity: SeverityInfo, Key: dir,
+			Message: fmt.Sprintf("store %q has partition 0 only of %d: a single-partition operator (e.g. a global limit)", st.name, n)})
+		return present
+	}
+	out := present
+	if in.required > 0 && n > 0 {
+		// missing ids: below the first present one, between present ones, up to n-1
+		var missing []Range
+		next := 0
+		for _, id := range present {
+			if id >= n {
+				break
+			}
+			if id > next {
+				missing = append(missing, Range{int64(next), int64(id - 1)})
+			}
+			next = id + 1
+		}
+		if next < n {
+			missing = append(missing, Range{int64(next), int64(n - 1)})
+		}
+		// partitions the latest commit names with no state are not missing
+		okIDs := make([]int, 0, len(emptyOK))
+		for id := range emptyOK {
+			okIDs = append(okIDs, id)
+		}
+		slices.Sort(okIDs)
+		var really []Range
+		for _, m := range missing {
+			start := m[0]
+			for _, id := range okIDs {
+				if int64(id) < m[0] || int64(id) > m[1] {
+					continue
+				}
+				if int64(id) > start {
+					really = append(really, Range{start, int64(id) - 1})
+				}
+				out = append(out, id)
+				start = int64(id) + 1
+			}
+			if start <= m[1] {
+				really = append(really, Range{start, m[1]})
+			}
+		}
+		missing = really
+		total := int64(0)
+		for _, m := range missing {
+			total += m[1] - m[0] + 1
+			in.add(Finding{ID: FindingStatePartitionMissing, Severity: SeverityError, Key: StoreDirKey(op.id, int(m[0]), st.name),
+				Message: fmt.Sprintf("partitions %s of %d of store %q have no state files; a restart needs version %d", rangeText(m), n, st.name, in.required)})
+		}
+		if total <= maxMissingPartitionsReported {
+			for _, m := range missing {
+				for id := m[0]; id <= m[1]; id++ {
+					out = append(out, int(id))
+				}
+			}
+		}
+	}
+	for _, id := range present {
+		if n > 0 && id >= n {
+			in.add(Finding{ID: FindingStatePartitionExtra, Severity: SeverityWarning, Key: StoreDirKey(op.id, id, st.name),
+				Message: fmt.Sprintf("partition %d is beyond the %d partitions the checkpoint records", id, n)})
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// provider tells the state store provider from the files, else the conf.
+func (in *inspector) provider(op *opIdx) string {
+	for _, s := range op.stores {
+		for _, p := range s.parts {
+			for _, es := range p.versions {
+				for _, e := range es {
+					switch e.file.Kind {
+					case KindDelta, KindSnapshot:
+						return ProviderHDFS
+					case KindZip, KindChangelog:
+						return ProviderRocksDB
+					}
+				}
+			}
+		}
+	}
+	switch c := in.r.Confs[ConfProviderClass]; {
+	case strings.Contains(c, "RocksDB"):
+		return ProviderRocksDB
+	case strings.Contains(c, "HDFSBacked"):
+		return ProviderHDFS
+	}
+	return ProviderUnknown
+}
+
+// analysePartition decodes the latest versions of one partition and
+// checks the rebuild chain of the required version.
+func (in *inspector) analysePartition(ctx context.Context, j *partJob) error {
+	p, rep, R := j.part, j.rep, in.required
+	versions := sortedIDs(p.versions)
+	rep.Versions = ranges(versions)
+	rep.LatestVersion = p.maxV
+	rep.Files, rep.Bytes = p.files, p.bytes
+	rep.RequiredVersion = R
+	for _, v := range versions {
+		for _, e := range p.versions[v] {
+			if e.file.IsBase() {
+				rep.Snapshots++
+				lv := v
+				rep.LatestSnapshot = &lv
+				break
+			}
+		}
+	}
+
+	decoded := map[*entry]*decodedFile{}
+	var fatal error
+	decode := func(e *entry) *decodedFile {
+		if d, ok := decoded[e]; ok {
+			return d
+		}
+		d, err := in.decodeStateFile(ctx, e)
+		if err != nil {
+			fatal = err
+			d = &decodedFile{note: "not read: " + err.Error()}
+		}
+		decoded[e] = d
+		return d
+	}
+	if k := in.o.MaxStateVersions; k > 0 {
+		for _, v := range versions[max(0, len(versions)-k):] {
+			for _, e := range p.versions[v] {
+				decode(e)
+			}
+		}
+	}
+	if fatal != nil {
+		return fatal
+	}
+	ch := in.rebuildChain(j, versions, decode)
+	if fatal != nil {
+		return fatal
+	}
+	j.chain = ch.files
+	// decode the base and the latest changes of the chain
+	inChain := map[*entry]bool{}
+	for i, e := range ch.files {
+		inChain[e] = true
+		if i == 0 || i >= len(ch.files)-max(in.o.MaxStateVersions, 1) {
+			decode(e)
+		}
+	}
+	if fatal != nil {
+		return fatal
+	}
+	for i, e := range ch.files {
+		if ch.problem != "" {
+			break
+		}
+		d := decoded[e]
+		switch {
+		case e.Size == 0:
+			ch.problem = fmt.Sprintf("%s is empty", e.Key)
+		case d == nil:
+		case d.err != nil:
+			ch.problem = fmt.Sprintf("%s cannot be read: %v", e.Key, d.err)
+		case d.checksums.spark != nil:
+			ch.problem = fmt.Sprintf("%s %v", e.Key, d.checksums.spark)
+		case i == 0 && d.zip != nil:
+			ch.problem = missingRocksDBFiles(p, d.zip)
+		}
+	}
+	if R > 0 {
+		from := ch.from
+		rep.RebuildFrom = &from
+	}
+	rep.RebuildFiles = len(ch.files)
+	rep.Rebuildable = ch.problem == ""
+	rep.Problem = ch.problem
+	emptyByCommit := j.named && j.uid == ""
+	switch {
+	case p.files == 0 && R > 0 && !emptyByCommit:
+		// reported as state-partition-missing
+		rep.Rebuildable, rep.Problem = false, "no state files"
+	case ch.problem != "":
+		in.add(Finding{ID: FindingStateUnrebuildable, Severity: SeverityError, Key: p.dir,
+			Message: fmt.Sprintf("state version %d of store %q partition %d cannot be rebuilt: %s", R, j.store.name, p.id, ch.problem)})
+	}
+
+	// findings about decoded files, and the details
+	for e, d := range decoded {
+		sev := SeverityWarning
+		if inChain[e] {
+			sev = SeverityError
+		}
+		if d.err != nil {
+			in.fail(e, sev, "state file", d.err)
+		}
+		in.reportChecksums(e.Key, sev, d.checksums)
+		rep.Details = append(rep.Details, detailOf(e, d))
+	}
+	slices.SortFunc(rep.Details, func(a, b VersionDetail) int {
+		return cmp.Or(cmp.Compare(a.Version, b.Version), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Key, b.Key))
+	})
+	in.newerAndUncommitted(j, versions)
+	return nil
+}
+
+// chainResult is how the required version is rebuilt.
+type chainResult struct {
+	from    int64    // base version: a snapshot/zip, or 0 (the empty state)
+	files   []*entry // the base file (if from > 0), then the change files in order
+	problem string   // why it cannot be rebuilt ("" when it can)
+}
+
+// rebuildChain finds the files that rebuild the required version R: with
+// the unique id commits/C names (checkpoint v2, ckgate), the file of that
+// id and, for a changelog, the lineage it records; otherwise, as Spark's
+// HDFS and RocksDB providers load, the latest snapshot/zip ≤ R plus a
+// delta/changelog for every later version up to R.
+func (in *inspector) rebuildChain(j *partJob, versions []int64, decode func(*entry) *decodedFile) chainResult {
+	p, R := j.part, in.required
+	if R <= 0 {
+		return chainResult{}
+	}
+	pick := func(v int64, base bool, uid string) *entry {
+		var best *entry
+		for _, e := range p.versions[v] {
+			if e.file.IsBase() != base || (uid != "" && e.file.UniqueID != uid) {
+				continue
+			}
+			if best == nil || e.Modified.After(best.Modified) || (e.Modified.Equal(best.Modified) && e.Key > best.Key) {
+				best = e
+			}
+		}
+		return best
+	}
+	switch {
+	case j.named && j.uid == "":
+		return chainResult{} // the commit says: empty state
+	case isTipName(j.uid):
+		return in.tipChain(j, decode)
+	}
+	if j.uid != "" {
+		if b := pick(R, true, j.uid); b != nil {
+			return chainResult{from: R, files: []*entry{b}}
+		}
+		f := pick(R, false, j.uid)
+		if f == nil {
+			return chainResult{problem: fmt.Sprintf("version %d with unique id %s (named by commits/%d) is missing", R, j.uid, in.C)}
+		}
+		d := decode(f)
+		if d.changelog != nil && d.changelog.Lineage != nil {
+			return lineageChain(R, f, d.changelog.Lineage, pick)
+		}
+		if d.err != nil {
+			return chainResult{files: []*entry{f}, problem: fmt.Sprintf("%s cannot be read: %v", f.Key, d.err)}
+		}
+		// no lineage (an older changelog, a ckgate delta): walk by version
+		ch := walkChain(R-1, versions, func(v int64, base bool) *entry {
+			if u, ok := j.committed[v]; ok {
+				return pick(v, base, u)
+			}
+			return pick(v, base, "")
+		})
+		ch.files = append(ch.files, f)
+		return ch
+	}
+	return walkChain(R, versions, func(v int64, base bool) *entry { return pick(v, base, "") })
+}
+
+// isTipName reports whether a stateUniqueIds entry is a file name (ckgate
+// names each partition's newest file) rather than a bare unique id.
+func isTipName(s string) bool {
+	_, ok := ParseStateFileName(s)
+	return ok
+}
+
+// tipChain follows a ckgate tip back through the bases its files name, to
+// a snapshot or to the empty state.
+func (in *inspector) tipChain(j *partJob, decode func(*entry) *decodedFile) chainResult {
+	p := j.part
+	var rev []*entry
+	seen := map[string]bool{}
+	for name, from := j.uid, fmt.Sprintf("commits/%d", in.C); name != ""; {
+		key := p.dir + "/" + name
+		e := in.idx.byKey[key]
+		if e == nil || e.kind != entStateFile {
+			return chainResult{files: reversed(rev), problem: fmt.Sprintf("%s, named by %s, is missing", key, from)}
+		}
+		if seen[key] {
+			return chainResult{files: reversed(rev), problem: fmt.Sprintf("%s: the chain of bases loops", key)}
+		}
+		seen[key] = true
+		rev = append(rev, e)
+		d := decode(e)
+		switch {
+		case d.err != nil:
+			return chainResult{files: reversed(rev), problem: fmt.Sprintf("%s cannot be read: %v", key, d.err)}
+		case d.ckgate == nil:
+			return chainResult{files: reversed(rev), problem: fmt.Sprintf("%s is not a ckgate state file: its base is unknown", key)}
+		case d.ckgate.Snapshot:
+			return chainResult{from: d.ckgate.Version, files: reversed(rev)}
+		}
+		name, from = d.ckgate.Base, key
+	}
+	return chainResult{files: reversed(rev)} // from the empty state
+}
+
+func reversed(es []*entry) []*entry {
+	out := make([]*entry, len(es))
+	for i, e := range es {
+		out[len(es)-1-i] = e
+	}
+	return out
+}
+
+// walkChain finds the latest base file ≤ R among versions (sorted) and
+// the change files after it.
+func walkChain(R int64, versions []int64, pick func(v int64, base bool) *entry) chainResult {
+	if R <= 0 {
+		return chainResult{}
+	}
+	var ch chainResult
+	i, _ := slices.BinarySearch(versions, R+1)
+	for i--; i >= 0; i-- {
+		if b := pick(versions[i], true); b != nil {
+			ch.from, ch.files = versions[i], []*entry{b}
+			break
+		}
+	}
+	for v := ch.from + 1; v <= R; v++ {
+		c := pick(v, false)
+		if c == nil {
+			from := "the empty state (no snapshot)"
+			if ch.from > 0 {
+				from = fmt.Sprintf("snapshot %d", ch.from)
+			}
+			ch.problem = fmt.Sprintf("version %d has no delta/changelog file (rebuilding %d from %s)", v, R, from)
+			return ch
+		}
+		ch.files = append(ch.files, c)
+	}
+	return ch
+}
+
+// lineageChain rebuilds R from a changelog's lineage: the latest lineage
+// entry with a zip is the base, the later entries' changelogs follow.
+func lineageChain(R int64, f *entry, lineage []LineageEntry, pick func(int64, bool, string) *entry) chainResult {
+	uids := map[int64]string{}
+	for _, l := range lineage {
+		uids[l.Version] = l.CheckpointUniqueID
+	}
+	var ch chainResult
+	for i := len(lineage) - 1; i >= 0; i-- {
+		if b := pick(lineage[i].Version, true, lineage[i].CheckpointUniqueID); b != nil {
+			ch.from, ch.files = lineage[i].Version, []*entry{b}
+			break
+		}
+	}
+	for v := ch.from + 1; v < R; v++ {
+		u, ok := uids[v]
+		if !ok {
+			ch.problem = fmt.Sprintf("the lineage of %s has no version %d", f.Key, v)
+			return ch
+		}
+		c := pick(v, false, u)
+		if c == nil {
+			ch.problem = fmt.Sprintf("version %d with unique id %s (from the lineage of %s) is missing", v, u, f.Key)
+			return ch
+		}
+		ch.files = append(ch.files, c)
+	}
+	ch.files = append(ch.files, f)
+	return ch
+}
+
+// missingRocksDBFiles checks that the SST and log files a zip names exist
+// with their recorded sizes.
+func missingRocksDBFiles(p *partIdx, z *RocksDBSnapshot) string {
+	check := func(dir string, fs []RocksDBFile) string {
+		for _, f := range fs {
+			a := p.aux[dir+"/"+f.DFSName()]
+			switch {
+			case a == nil:
+				return fmt.Sprintf("%s/%s/%s, which the snapshot names, is missing", p.dir, dir, f.DFSName())
+			case a.Size != f.SizeBytes:
+				return fmt.Sprintf("%s has %d bytes, the snapshot records %d", a.Key, a.Size, f.SizeBytes)
+			}
+		}
+		return ""
+	}
+	if s := check("SSTs", z.Metadata.SSTFiles); s != "" {
+		return s
+	}
+	return check("logs", z.Metadata.LogFiles)
+}
+
+// decodeStateFile reads and decodes one state file. The error is only for
+// a ctx that ended.
+func (in *inspector) decodeStateFile(ctx context.Context, e *entry) (*decodedFile, error) {
+	d := &decodedFile{}
+	if e.Size == 0 {
+		d.err = truncatedf("empty file")
+		return d, nil
+	}
+	if e.Size > in.o.MaxDecodeBytes {
+		d.note = fmt.Sprintf("not decoded: %d bytes, above the %d-byte limit", e.Size, in.o.MaxDecodeBytes)
+		return d, nil
+	}
+	data, _, err := in.st.Get(ctx, e.Key)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		d.err = err
+		return d, nil
+	}
+	if d.checksums, err = in.verifyChecksums(ctx, e, data); err != nil {
+		return nil, err
+	}
+	if IsCkgateState(data) {
+		h, c, err := DecodeCkgateState(data)
+		d.err = err
+		if err == nil {
+			d.ckgate, d.counts = &h, &c
+		}
+		return d, nil
+	}
+	if in.r.Writer.Kind == WriterCkgate && e.file.Kind != KindZip && !IsLZ4Block(data) {
+		d.note = "ckgate state encoding: not decoded"
+		return d, nil
+	}
+	codec := in.r.Confs[ConfCompressionCodec]
+	switch e.file.Kind {
+	case KindDelta:
+		c, err := CountDelta(codec, data, in.o.MaxDecodeBytes)
+		d.counts, d.err = &c, err
+	case KindSnapshot:
+		c, err := CountSnapshot(codec, data, in.o.MaxDecodeBytes)
+		d.counts, d.err = &c, err
+	case KindChangelog:
+		cl, err := DecodeChangelog(codec, data, in.o.MaxDecodeBytes)
+		d.changelog, d.err = cl, err
+		if cl != nil {
+			d.counts = &cl.Counts
+		}
+	case KindZip:
+		d.zip, d.err = DecodeRocksDBZip(data)
+	}
+	switch {
+	case errors.Is(d.err, ErrTooLarge):
+		d.note, d.err, d.counts = "not decoded: "+d.err.Error(), nil, nil
+	case errors.Is(d.err, ErrUnsupportedCodec):
+		d.note, d.counts = d.err.Error(), nil
+		in.mu.Lock()
+		key := StateDir + "/" + e.op
+		if !in.flagged[key] {
+			in.flagged[key] = true
+			in.findings = append(in.findings, Finding{ID: FindingUnsupportedCodec, Severity: SeverityWarning, Key: key,
+				Message: fmt.Sprintf("state files use codec %q: puts/deletes are not counted and the files are not checked", NormalizeCodec(codec))})
+		}
+		in.mu.Unlock()
+		d.err = nil
+	case d.err != nil:
+		d.counts = nil
+	}
+	return d, nil
+}
+
+func detailOf(e *entry, d *decodedFile) VersionDetail {
+	vd := VersionDetail{Version: e.file.Version, Kind: e.file.Kind, UniqueID: e.file.UniqueID, Key: e.Key, Bytes: e.Size, Note: d.note}
+	if d.counts != nil {
+		p, del := d.counts.Puts, d.counts.Deletes
+		vd.Puts, vd.Deletes = &p, &del
+		if d.counts.Merges > 0 {
+			m := d.counts.Merges
+			vd.Merges = &m
+		}
+	}
+	if d.changelog != nil {
+		vd.Changelog = d.changelog.Version
+	}
+	if d.zip != nil {
+		nk, n := d.zip.Metadata.NumKeys, len(d.zip.Metadata.SSTFiles)
+		vd.NumKeys, vd.SSTFiles = &nk, &n
+	}
+	if d.err != nil {
+		vd.Note = d.err.Error()
+	}
+	return vd
+}
+
+// newerAndUncommitted reports state versions beyond the required one
+// (written by a batch that did not commit) and files whose unique id no
+// commit names (failed or fenced attempts).
+func (in *inspector) newerAndUncommitted(j *partJob, versions []int64) {
+	p, R := j.part, in.required
+	if in.L < 0 {
+		return // reported as state-without-offsets
+	}
+	i, _ := slices.BinarySearch(versions, R+1)
+	if newer := versions[i:]; len(newer) > 0 {
+		sev := SeverityWarning
+		why := "no batch that wrote them has offsets"
+		if in.r.Status == StatusInFlight && len(newer) == 1 && newer[0] == R+1 {
+			sev, why = SeverityInfo, fmt.Sprintf("written by the in-flight batch %d before it stopped; the re-run overwrites them", in.L)
+		}
+		in.add(Finding{ID: FindingStateNewerThanCommit, Severity: sev, Key: p.versions[newer[0]][0].Key,
+			Message: fmt.Sprintf("store %q partition %d has versions %s beyond %d, the version a restart loads: %s",
+				j.store.name, p.id, rangesText(ranges(newer)), R, why)})
+	}
+	var orphans []*entry
+	if isTipName(j.uid) {
+		// the tip is the partition's newest committed file: later files up
+		// to R are attempts that did not commit
+		tip, _ := ParseStateFileName(j.uid)
+		lo, _ := slices.BinarySearch(versions, tip.Version)
+		for _, v := range versions[min(lo, i):i] {
+			for _, e := range p.versions[v] {
+				if e.Key != p.dir+"/"+j.uid && e.file.UniqueID != "" && !slices.Contains(j.chain, e) {
+					orphans = append(orphans, e)
+				}
+			}
+		}
+	}
+	for v, uid := range j.committed {
+		for _, e := range p.versions[v] {
+			if e.file.UniqueID != "" && e.file.UniqueID != uid {
+				orphans = append(orphans, e)
+			}
+		}
+	}
+	if j.uid != "" && !isTipName(j.uid) {
+		if _, ok := j.committed[R]; !ok {
+			for _, e := range p.versions[R] {
+				if e.file.UniqueID != "" && e.file.UniqueID != j.uid {
+					orphans = append(orphans, e)
+				}
+			}
+		}
+	}
+	if len(orphans) > 0 {
+		slices.SortFunc(orphans, func(a, b *entry) int { return cmp.Compare(a.Key, b.Key) })
+		in.add(Finding{ID: FindingStateUncommitted, Severity: SeverityInfo, Key: orphans[0].Key,
+			Message: fmt.Sprintf("%d state file(s) of store %q partition %d carry unique ids no commit names (failed or fenced attempts): they are not state", len(orphans), j.store.name, p.id)})
+	}
+}
+
+func rangesText(rs []Range) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = rangeText(r)
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,66 @@
+package checkpoint
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Text logs (offsets, commits, sources, _spark_metadata, operator metadata)
+// start with a "v<int>" line. Spark reads them with Scala's getLines: lines
+// end at "\n" (a trailing "\r" is dropped) and a final newline does not add
+// an empty line, so files with and without a trailing newline read alike.
+
+// splitLines splits data into lines as getLines does.
+func splitLines(data []byte) []string {
+	if len(data) == 0 {
+		return nil
+	}
+	s := string(data)
+	s = strings.TrimSuffix(s, "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// parseVersionLine validates a "v<int>" header as MetadataVersionUtil does:
+// a positive int after "v", at most max.
+func parseVersionLine(line string, max int, what string) (int, error) {
+	t := strings.TrimSpace(line)
+	if len(t) < 2 || t[0] != 'v' {
+		return 0, corruptf("%s: failed to read the log version from %q", what, clip(t, 20))
+	}
+	v, err := strconv.Atoi(t[1:])
+	if err != nil || v <= 0 {
+		if err != nil && isDigits(t[1:]) {
+			// an overflowing number is still a version, just an unknown one
+			return 0, &VersionError{What: what, Found: int(^uint(0) >> 1), Max: max}
+		}
+		return 0, corruptf("%s: failed to read the log version from %q", what, clip(t, 20))
+	}
+	if v > max {
+		return 0, &VersionError{What: what, Found: v, Max: max}
+	}
+	return v, nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// clip shortens s for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

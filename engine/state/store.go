@@ -1,0 +1,187 @@
+package state
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// Policy says when a partition gets a snapshot instead of a delta.
+type Policy struct {
+	// Every: a snapshot once a chain has this many deltas (K, default 10).
+	Every int
+	// Ratio: ...and once its deltas add up to Ratio × the snapshot's size
+	// (0: as soon as Every is reached).
+	Ratio float64
+}
+
+// Tip describes the file that holds a partition's current state.
+type Tip struct {
+	Name       string // file name in the partition directory; "" = empty state
+	Version    int64
+	Snapshot   bool
+	Depth      int64
+	ChainBytes int64
+	SnapBytes  int64
+}
+
+// Store reads and writes the state files of one operator.
+type Store struct {
+	st     gateway.Store
+	dir    string // state/<operator>
+	policy Policy
+}
+
+// New returns the store of operator op under st (state/<op>/...).
+func New(st gateway.Store, op int, p Policy) *Store {
+	if p.Every <= 0 {
+		p.Every = 10
+	}
+	return &Store{st: st, dir: "state/" + strconv.Itoa(op), policy: p}
+}
+
+// Key returns the object key of a partition's file.
+func (s *Store) Key(part int, name string) string {
+	return s.dir + "/" + strconv.Itoa(part) + "/" + name
+}
+
+// FileName is the unique name of a new file: <version>_<write id>.<kind>.
+func FileName(version int64, snapshot bool) string {
+	var id [6]byte
+	_, _ = rand.Read(id[:])
+	kind := "delta"
+	if snapshot {
+		kind = "snapshot"
+	}
+	return strconv.FormatInt(version, 10) + "_" + hex.EncodeToString(id[:]) + "." + kind
+}
+
+// ParseFileName returns the version of a state file name.
+func ParseFileName(name string) (version int64, snapshot bool, ok bool) {
+	base, snapshot := strings.CutSuffix(name, ".snapshot")
+	if !snapshot {
+		var d bool
+		if base, d = strings.CutSuffix(name, ".delta"); !d {
+			return 0, false, false
+		}
+	}
+	v, _, _ := strings.Cut(base, "_")
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, false, false
+	}
+	return n, snapshot, true
+}
+
+// Loaded is what Load read: the tip and the bytes and files it took.
+type Loaded struct {
+	Tip   Tip
+	Files int
+	Bytes int64
+}
+
+// Load rebuilds partition part from the chain ending at tip and calls
+// apply for every record, oldest file first.
+func (s *Store) Load(ctx context.Context, part int, tip string, apply func(Change) error) (Loaded, error) {
+	var out Loaded
+	if tip == "" {
+		return out, nil
+	}
+	type file struct {
+		key  string
+		data []byte
+	}
+	var chain []file
+	for name := tip; name != ""; {
+		if len(chain) > 100000 {
+			return out, fmt.Errorf("%s: state chain longer than 100000 files", s.Key(part, tip))
+		}
+		key := s.Key(part, name)
+		data, _, err := s.st.Get(ctx, key)
+		if err != nil {
+			return out, fmt.Errorf("state partition %d: %w", part, err)
+		}
+		h, err := Decode(data, nil)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", key, err)
+		}
+		if len(chain) == 0 {
+			out.Tip = Tip{Name: tip, Version: h.Version, Snapshot: h.Snapshot, Depth: h.Depth, ChainBytes: h.ChainBytes, SnapBytes: h.SnapBytes}
+			if h.Snapshot {
+				out.Tip.SnapBytes = int64(len(data))
+			}
+		}
+		chain = append(chain, file{key, data})
+		out.Bytes += int64(len(data))
+		name = h.Base
+	}
+	out.Files = len(chain)
+	for i := len(chain) - 1; i >= 0; i-- {
+		if _, err := Decode(chain[i].data, apply); err != nil {
+			return out, fmt.Errorf("%s: %w", chain[i].key, err)
+		}
+	}
+	return out, nil
+}
+
+// Written is what Write wrote.
+type Written struct {
+	Tip   Tip
+	Key   string
+	Bytes int64
+}
+
+// Write stores version of partition part on top of prev: a delta of
+// changes (keys ascending), or, when the policy says so, a snapshot of all
+// (called only then; it must yield every entry in ascending key order).
+// The file is created with a fresh unique name and never overwritten.
+func (s *Store) Write(ctx context.Context, part int, version int64, prev Tip, changes []Change, all func(add func(Change))) (Written, error) {
+	var size int64
+	for _, c := range changes {
+		size += c.EncodedSize()
+	}
+	// a chain never starts from nothing: the first file of a partition is
+	// a snapshot (it holds the whole state anyway)
+	snapshot := prev.Name == "" || (prev.Depth+1 > int64(s.policy.Every) &&
+		float64(prev.ChainBytes+size) >= s.policy.Ratio*float64(prev.SnapBytes))
+	var h Header
+	var enc *Encoder
+	if snapshot {
+		h = Header{Snapshot: true, Version: version}
+		enc = NewEncoder(h, int(prev.SnapBytes+prev.ChainBytes))
+		all(enc.Add)
+	} else {
+		h = Header{Version: version, Depth: prev.Depth + 1, SnapBytes: prev.SnapBytes, Base: prev.Name}
+		h.ChainBytes = prev.ChainBytes + size + 32 + int64(len(prev.Name))
+		enc = NewEncoder(h, int(size))
+		for _, c := range changes {
+			enc.Add(c)
+		}
+	}
+	data, err := enc.Finish()
+	if err != nil {
+		return Written{}, fmt.Errorf("state partition %d version %d: %w", part, version, err)
+	}
+	name := FileName(version, snapshot)
+	key := s.Key(part, name)
+	if _, err := s.st.Put(ctx, key, data, gateway.IfAbsent()); err != nil {
+		return Written{}, fmt.Errorf("state partition %d: %w", part, err)
+	}
+	tip := Tip{Name: name, Version: version, Snapshot: snapshot, Depth: h.Depth, ChainBytes: h.ChainBytes, SnapBytes: h.SnapBytes}
+	if snapshot {
+		tip.SnapBytes = int64(len(data))
+	}
+	return Written{Tip: tip, Key: key, Bytes: int64(len(data))}, nil
+}
+
+// Dir is the operator's directory (state/<op>).
+func (s *Store) Dir() string { return s.dir }
+
+// PartitionDir is the directory of partition part.
+func (s *Store) PartitionDir(part int) string { return path.Join(s.dir, strconv.Itoa(part)) }
