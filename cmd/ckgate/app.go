@@ -117,6 +117,8 @@ func App(opts Options) *cli.App {
 		Action: groupAction,
 		Commands: []*cli.Command{
 			e.storeCommand(),
+			e.auditCommand(),
+			e.policyCommand(),
 		},
 	}
 	for _, c := range app.Commands {

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ckgate/ckgate/policy"
+)
+
+// policyCommand is `ckgate policy test|rules|eval`: the OPA policies that
+// decide every gateway mutation and the audit.
+func (e *env) policyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "policy",
+		UsageText: "ckgate policy command [command options] [arguments...]",
+		Usage:     "test, list and evaluate the OPA policies that decide every mutation and the audit",
+		Description: "ckgate decides every put and delete through the gateway, every checkpoint open and every\n" +
+			"audit finding with OPA (Rego v1). The default policies are built in; add your own with\n" +
+			"--policy DIR (packages ckgate.gateway.rules.NAME with a set `deny`, or\n" +
+			"ckgate.audit.rules.NAME with a set `findings`) and data with --data FILE.",
+		Subcommands: []*cli.Command{
+			e.policyTestCommand(),
+			e.policyRulesCommand(),
+			e.policyEvalCommand(),
+		},
+	}
+}
+
+// policyFlags are the flags of every command that evaluates policies.
+func policyFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "policy", Usage: "add the Rego modules (and data files) under `DIR` to the default policies (repeatable)"},
+		&cli.StringSliceFlag{Name: "data", Usage: "merge the JSON or YAML document `FILE` into data (repeatable)"},
+	}
+}
+
+// decisionLogFlag is the --decision-log flag of commands that decide
+// mutations.
+func decisionLogFlag() cli.Flag {
+	return &cli.StringFlag{Name: "decision-log", Usage: "write every policy decision as a JSON line to `FILE` (- for stderr)"}
+}
+
+// policyEngine builds the engine from --policy and --data. A policy that
+// does not load or compile is unreadable input.
+func (e *env) policyEngine(c *cli.Context) (*policy.Engine, error) {
+	eng, err := policy.New(c.Context, policy.Options{PolicyDirs: c.StringSlice("policy"), DataFiles: c.StringSlice("data")})
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	return eng, nil
+}
+
+// decisionLog opens --decision-log; the returned close function is never nil.
+func (e *env) decisionLog(c *cli.Context) (*policy.DecisionLog, func() error, error) {
+	switch name := c.String("decision-log"); name {
+	case "":
+		return nil, func() error { return nil }, nil
+	case "-":
+		return policy.NewDecisionLog(e.stderr), func() error { return nil }, nil
+	default:
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, nil, &InputError{Err: fmt.Errorf("--decision-log: %w", err)}
+		}
+		return policy.NewDecisionLog(f), f.Close, nil
+	}
+}
+
+func (e *env) policyTestCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "test",
+		Usage:     "run the Rego unit tests of the default policies and of DIR, as `opa test` does",
+		ArgsUsage: "[DIR...]",
+		Description: "Runs every rule named test_* in the default policies and in the Rego files under each DIR\n" +
+			"(JSON and YAML files there are data, placed as `opa test` places them). Exits 1 when a test\n" +
+			"fails and 2 when a file does not parse or compile.",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "data", Usage: "merge the JSON or YAML document `FILE` into data (repeatable)"},
+			&cli.BoolFlag{Name: "no-defaults", Usage: "leave out the default policies and their tests"},
+			&cli.StringFlag{Name: "run", Aliases: []string{"r"}, Usage: "run only the tests matching `REGEX` (package.rule)"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list every test, not only the failures"},
+			formatFlag(),
+		},
+		Action: e.policyTest,
+	}
+}
+
+func (e *env) policyTest(c *cli.Context) error {
+	dirs, err := args(c, 0, 1<<20)
+	if err != nil {
+		return err
+	}
+	f, err := format(c)
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err != nil {
+			return &InputError{Err: err}
+		}
+	}
+	results, err := policy.RunTests(c.Context, policy.TestOptions{
+		Dirs: dirs, DataFiles: c.StringSlice("data"), NoDefaults: c.Bool("no-defaults"), Run: c.String("run"),
+	})
+	if err != nil {
+		return &InputError{Err: err}
+	}
+	failed := 0
+	for _, r := range results {
+		if r.Failed() {
+			failed++
+		}
+	}
+	if f == "json" {
+		if results == nil {
+			results = []policy.TestResult{}
+		}
+		if err := writeJSON(e.stdout, results); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range results {
+			if !r.Failed() && !c.Bool("verbose") {
+				continue
+			}
+			outcome := "PASS"
+			switch {
+			case r.Skip:
+				outcome = "SKIPPED"
+			case r.Failed() && r.Error != "fail":
+				outcome = "ERROR: " + r.Error
+			case r.Failed():
+				outcome = "FAIL"
+			}
+			fmt.Fprintf(e.stdout, "%s: %s.%s: %s (%s)\n", r.Location, r.Package, r.Name, outcome, r.Duration)
+			if r.Output != "" {
+				fmt.Fprintf(e.stdout, "  %s\n", strings.ReplaceAll(strings.TrimSpace(r.Output), "\n", "\n  "))
+			}
+		}
+		if len(results) == 0 {
+			fmt.Fprintln(e.stdout, "no tests found")
+		} else {
+			fmt.Fprintf(e.stdout, "PASS: %d/%d\n", len(results)-failed, len(results))
+			if failed > 0 {
+				fmt.Fprintf(e.stdout, "FAIL: %d/%d\n", failed, len(results))
+			}
+		}
+	}
+	if failed > 0 {
+		return &FindingsError{Count: failed, What: "Rego tests failed"}
+	}
+	return nil
+}
+
+func (e *env) policyRulesCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "rules",
+		Usage:       "list the rules: id, name, severity, scope and what each refuses",
+		Description: "Lists the rule catalogue of the default policies. Rule ids are stable: denials, decision\nlog lines and audit findings name them.",
+		Flags:       append(policyFlags(), formatFlag()),
+		Action:      e.policyRules,
+	}
+}
+
+func (e *env) policyRules(c *cli.Context) error {
+	if _, err := args(c, 0, 0); err != nil {
+		return err
+	}
+	f, err := format(c)
+	if err != nil {
+		return err
+	}
+	eng, err := e.policyEngine(c)
+	if err != nil {
+		return err
+	}
+	rules := eng.Rules()
+	if f == "json" {
+		return writeJSON(e.stdout, rules)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tSEVERITY\tSCOPE\tDESCRIPTION")
+	for _, r := range rules {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Severity, r.Scope, r.Description)
+	}
+	return tw.Flush()
+}
+
+func (e *env) policyEvalCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "eval",
+		Usage:     "decide one gateway input (a put, delete or open) and print the decision",
+		ArgsUsage: "INPUT",
+		Description: "Reads the JSON decision input INPUT (- for stdin), shaped as `go doc policy.Input` and\n" +
+			"`ckgate policy rules` describe: {\"action\", \"key\", \"root\", \"cond\", \"principal\": {\"id\",\n" +
+			"\"kind\"}, \"checkpoint\": {...}, \"plan\": {...}}, and prints the decision. Exits 4 when denied.",
+		Flags:  append(policyFlags(), decisionLogFlag(), formatFlag()),
+		Action: e.policyEval,
+	}
+}
+
+// evalOutput is the JSON form of a decision.
+type evalOutput struct {
+	Allow      bool               `json:"allow"`
+	Deny       []policy.Violation `json:"deny"`
+	Overridden []policy.Violation `json:"overridden,omitempty"`
+	BreakGlass bool               `json:"break_glass,omitempty"`
+	Reason     string             `json:"reason,omitempty"`
+	Error      string             `json:"error,omitempty"`
+}
+
+func (e *env) policyEval(c *cli.Context) error {
+	a, err := args(c, 1, 1)
+	if err != nil {
+		return err
+	}
+	f, err := format(c)
+	if err != nil {
+		return err
+	}
+	var data []byte
+	if a[0] == "-" {
+		data, err = io.ReadAll(e.stdin)
+	} else {
+		data, err = os.ReadFile(a[0])
+	}
+	if err != nil {
+		return &InputError{Err: err}
+	}
+	in, err := policy.ParseInput(data)
+	if err != nil {
+		return &InputError{Err: fmt.Errorf("%s: %w", a[0], err)}
+	}
+	eng, err := e.policyEngine(c)
+	if err != nil {
+		return err
+	}
+	log, closeLog, err := e.decisionLog(c)
+	if err != nil {
+		return err
+	}
+	d, derr := policy.Evaluate(c.Context, eng, in, log)
+	if cerr := closeLog(); cerr != nil && derr == nil {
+		derr = fmt.Errorf("--decision-log: %w", cerr)
+	}
+	out := evalOutput{Allow: d.Allow, Deny: d.Deny, Overridden: d.Overridden, BreakGlass: d.BreakGlass, Reason: d.Reason}
+	if out.Deny == nil {
+		out.Deny = []policy.Violation{}
+	}
+	if d.Err != nil {
+		out.Error = d.Err.Error()
+	}
+	if f == "json" {
+		if err := writeJSON(e.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		switch {
+		case d.Allow && d.BreakGlass:
+			fmt.Fprintf(e.stdout, "allow (break glass: %s)\n", d.Reason)
+			for _, v := range d.Overridden {
+				fmt.Fprintf(e.stdout, "  overridden %s %s: %s\n", v.ID, v.Name, v.Msg)
+			}
+		case d.Allow:
+			fmt.Fprintln(e.stdout, "allow")
+		default:
+			fmt.Fprintln(e.stdout, "deny")
+			for _, v := range d.Deny {
+				fmt.Fprintf(e.stdout, "  %s %s: %s\n", v.ID, v.Name, v.Msg)
+			}
+		}
+	}
+	return derr
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
+}

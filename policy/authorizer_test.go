@@ -1,0 +1,299 @@
+package policy_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/memstore"
+	"github.com/ckgate/ckgate/gateway/sessiontest"
+	"github.com/ckgate/ckgate/policy"
+)
+
+const root = "s3://bucket/team/q1"
+
+// seeded returns a memstore holding a committed batch 0 of query q1.
+func seeded(t testing.TB) gateway.Store {
+	t.Helper()
+	ctx := context.Background()
+	s := memstore.New()
+	for _, k := range []string{"metadata", "offsets/0", "commits/0", "state/0/0/1.delta"} {
+		if _, err := s.Put(ctx, k, []byte(`{"id":"q1"}`), gateway.IfAbsent()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+func wantRule(t *testing.T, err error, rule string) {
+	t.Helper()
+	if rule == "" {
+		if err != nil {
+			t.Fatalf("refused: %v", err)
+		}
+		return
+	}
+	if !errors.Is(err, gateway.ErrDenied) {
+		t.Fatalf("err = %v, want ErrDenied by %s", err, rule)
+	}
+	var de *policy.DeniedError
+	if !errors.As(err, &de) || !slices.Contains(de.Rules(), rule) {
+		t.Fatalf("err = %v, want a *DeniedError by %s", err, rule)
+	}
+	if !strings.Contains(err.Error(), rule) {
+		t.Fatalf("message %q does not name %s", err, rule)
+	}
+}
+
+func TestAuthorizerDefaultRules(t *testing.T) {
+	e := engine(t, policy.Options{})
+	job := policy.Principal{ID: "svc-q1", Kind: policy.KindJob}
+	plan := &policy.Plan{ID: "p1", Obsolete: map[string]string{"offsets/0": "before retain_from 1"}}
+	for _, tc := range []struct {
+		name string
+		p    policy.Principal
+		op   gateway.Op
+		key  string
+		cond gateway.Cond
+		opts []policy.AuthorizerOption
+		rule string // "" allowed
+	}{
+		{"job creates an entry", job, gateway.OpPut, "offsets/1", gateway.IfAbsent(), nil, ""},
+		{"job writes state", job, gateway.OpPut, "state/0/0/2.delta", gateway.None(), nil, ""},
+		{"job deletes own garbage", job, gateway.OpDelete, "state/0/0/1.delta", gateway.None(), nil, ""},
+		{"job deletes offsets", job, gateway.OpDelete, "offsets/0", gateway.None(), nil, "CKG-P002"},
+		{"job deletes commits", job, gateway.OpDelete, "commits/0", gateway.None(), nil, "CKG-P002"},
+		{"job overwrites commits", job, gateway.OpPut, "commits/0", gateway.None(), nil, "CKG-P003"},
+		{"job CAS on offsets", job, gateway.OpPut, "offsets/0", gateway.IfMatch("v"), nil, "CKG-P003"},
+		{"housekeeping deletes state", policy.Principal{ID: "cron", Kind: policy.KindHousekeeping}, gateway.OpDelete, "state/0/0/1.delta", gateway.None(), nil, "CKG-P004"},
+		{"unknown kind deletes", policy.Principal{ID: "bob"}, gateway.OpDelete, "metadata", gateway.None(), nil, "CKG-P004"},
+		{"retention deletes planned key", policy.Principal{ID: "ret", Kind: policy.KindRetention}, gateway.OpDelete, "offsets/0", gateway.None(), []policy.AuthorizerOption{policy.WithPlan(plan)}, ""},
+		{"retention deletes unplanned key", policy.Principal{ID: "ret", Kind: policy.KindRetention}, gateway.OpDelete, "commits/0", gateway.None(), []policy.AuthorizerOption{policy.WithPlan(plan)}, "CKG-P005"},
+		{"retention without plan", policy.Principal{ID: "ret", Kind: policy.KindRetention}, gateway.OpDelete, "offsets/0", gateway.None(), nil, "CKG-P005"},
+		{"admin without reason", policy.Principal{ID: "alice", Kind: policy.KindAdmin}, gateway.OpDelete, "offsets/0", gateway.None(), nil, "CKG-P004"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			raw := seeded(t)
+			before := keys(t, raw)
+			a := policy.NewAuthorizer(e, tc.p, root, policy.Facts{QueryID: "q1"}, nil, tc.opts...)
+			s := gateway.WithAuthorizer(raw, a)
+			var err error
+			if tc.op == gateway.OpPut {
+				_, err = s.Put(ctx, tc.key, []byte("x"), tc.cond)
+				if errors.Is(err, gateway.ErrPrecondition) {
+					err = nil // allowed by policy; the stale version is the store's answer
+				}
+			} else {
+				err = s.Delete(ctx, tc.key, tc.cond)
+			}
+			wantRule(t, err, tc.rule)
+			if tc.rule != "" && !slices.Equal(keys(t, raw), before) {
+				t.Fatalf("a refused %s changed the store", tc.op)
+			}
+		})
+	}
+}
+
+func keys(t testing.TB, s gateway.Store) []string {
+	t.Helper()
+	var out []string
+	for a, err := range s.List(context.Background(), "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, a.Key)
+	}
+	return out
+}
+
+func TestAuthorizerOutsideRoot(t *testing.T) {
+	e := engine(t, policy.Options{})
+	a := policy.NewAuthorizer(e, policy.Principal{ID: "svc-q1", Kind: policy.KindJob}, root, policy.Facts{QueryID: "q1"}, nil,
+		policy.WithStoreURL("s3://bucket"))
+	s := gateway.WithAuthorizer(memstore.New(), a)
+	ctx := context.Background()
+	if _, err := s.Put(ctx, "team/q1/offsets/0", []byte("x"), gateway.IfAbsent()); err != nil {
+		t.Fatalf("inside the root: %v", err)
+	}
+	_, err := s.Put(ctx, "team/q10/offsets/0", []byte("x"), gateway.IfAbsent())
+	wantRule(t, err, "CKG-P001")
+	_, err = s.Put(ctx, "team/q1", []byte("x"), gateway.IfAbsent())
+	wantRule(t, err, "CKG-P001")
+}
+
+func TestAuthorizerWithExists(t *testing.T) {
+	e := engine(t, policy.Options{})
+	ctx := context.Background()
+	raw := seeded(t)
+	job := policy.Principal{ID: "svc-q1", Kind: policy.KindJob}
+	plain := gateway.WithAuthorizer(raw, policy.NewAuthorizer(e, job, root, policy.Facts{}, nil))
+	_, err := plain.Put(ctx, "offsets/1", []byte("x"), gateway.None())
+	wantRule(t, err, "CKG-P003") // existence unknown: counted as an overwrite
+	stat := gateway.WithAuthorizer(raw, policy.NewAuthorizer(e, job, root, policy.Facts{}, nil, policy.WithExists(raw)))
+	if _, err := stat.Put(ctx, "offsets/1", []byte("x"), gateway.None()); err != nil {
+		t.Fatalf("unconditional create of an absent entry: %v", err)
+	}
+	_, err = stat.Put(ctx, "offsets/1", []byte("y"), gateway.None())
+	wantRule(t, err, "CKG-P003")
+}
+
+// TestSessionThroughAuthorizer: a job's single-writer session commits
+// batches through the policy; the same job cannot rewrite its history.
+func TestSessionThroughAuthorizer(t *testing.T) {
+	ctx := context.Background()
+	e := engine(t, policy.Options{})
+	var log bytes.Buffer
+	dl := policy.NewDecisionLog(&log)
+	st := gateway.WithAuthorizer(memstore.New(), policy.NewAuthorizer(e, policy.Principal{ID: "svc", Kind: policy.KindJob},
+		"file:///ckpt/q", policy.Facts{QueryID: "sessiontest-query"}, dl))
+	sess, err := gateway.OpenSession(ctx, st, sessiontest.Options(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range 3 {
+		if err := sessiontest.Batch(ctx, sess, n); err != nil {
+			t.Fatalf("batch %d: %v", n, err)
+		}
+	}
+	if err := sess.Store().Delete(ctx, "commits/1", gateway.None()); !errors.Is(err, gateway.ErrDenied) {
+		t.Fatalf("delete commits/1: %v", err)
+	}
+	if _, err := sess.Store().Put(ctx, "offsets/2", []byte("x"), gateway.None()); !errors.Is(err, gateway.ErrDenied) {
+		t.Fatalf("overwrite offsets/2: %v", err)
+	}
+	if err := sess.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	recs := records(t, &log)
+	// open: writer create; 3 batches x 2 entries; 2 refusals; close: writer CAS
+	if len(recs) != 1+6+2+1 {
+		t.Fatalf("%d decisions logged, want 10:\n%s", len(recs), log.String())
+	}
+	denied := 0
+	for _, r := range recs {
+		if r.Result == "deny" {
+			denied++
+		}
+	}
+	if denied != 2 {
+		t.Fatalf("%d denials logged, want 2", denied)
+	}
+}
+
+func records(t *testing.T, log *bytes.Buffer) []policy.DecisionRecord {
+	t.Helper()
+	var out []policy.DecisionRecord
+	sc := bufio.NewScanner(bytes.NewReader(log.Bytes()))
+	for sc.Scan() {
+		var r policy.DecisionRecord
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("decision log line %q: %v", sc.Text(), err)
+		}
+		if r.DecisionID == "" || r.Time.IsZero() || r.Action == "" || (r.Result != "allow" && r.Result != "deny") {
+			t.Fatalf("incomplete decision log line %q", sc.Text())
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func TestDecisionLogRecordsDenial(t *testing.T) {
+	e := engine(t, policy.Options{})
+	var log bytes.Buffer
+	a := policy.NewAuthorizer(e, policy.Principal{ID: "AKIAIOSFODNN7EXAMPLE", Kind: policy.KindHousekeeping},
+		"az://acct/ckpt/q1?sig=s3cr3t&se=2030", policy.Facts{QueryID: "q1"}, policy.NewDecisionLog(&log))
+	err := gateway.WithAuthorizer(seeded(t), a).Delete(context.Background(), "offsets/0", gateway.None())
+	wantRule(t, err, "CKG-P004")
+	recs := records(t, &log)
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	r := recs[0]
+	if r.Result != "deny" || !slices.Equal(r.Rules, []string{"CKG-P004"}) || r.Key != "offsets/0" || r.Action != "delete" ||
+		r.Principal.Kind != "housekeeping" || r.QueryID != "q1" || len(r.Messages) != 1 {
+		t.Fatalf("record %+v", r)
+	}
+	var de *policy.DeniedError
+	if !errors.As(err, &de) || de.DecisionID != r.DecisionID {
+		t.Fatalf("the error's decision id %q is not the logged %q", de.DecisionID, r.DecisionID)
+	}
+	if strings.Contains(log.String(), "s3cr3t") || strings.Contains(log.String(), "AKIAIOSFODNN7EXAMPLE") {
+		t.Fatalf("secret in the decision log: %s", log.String())
+	}
+}
+
+func TestBreakGlass(t *testing.T) {
+	e := engine(t, policy.Options{})
+	ctx := context.Background()
+	admin := policy.Principal{ID: "alice", Kind: policy.KindAdmin, Reason: "INC-42: offsets/0 is corrupt, token=abc123"}
+
+	var log bytes.Buffer
+	raw := seeded(t)
+	a := policy.NewAuthorizer(e, admin, root, policy.Facts{QueryID: "q1"}, policy.NewDecisionLog(&log))
+	if err := gateway.WithAuthorizer(raw, a).Delete(ctx, "offsets/0", gateway.None()); err != nil {
+		t.Fatalf("break glass with a reason: %v", err)
+	}
+	if _, _, err := raw.Get(ctx, "offsets/0"); !errors.Is(err, gateway.ErrNotFound) {
+		t.Fatalf("offsets/0 still there: %v", err)
+	}
+	recs := records(t, &log)
+	if len(recs) != 1 || !recs[0].BreakGlass || recs[0].Result != "allow" || !slices.Equal(recs[0].Rules, []string{"CKG-P004"}) ||
+		!strings.HasPrefix(recs[0].Reason, "INC-42") || strings.Contains(recs[0].Reason, "abc123") {
+		t.Fatalf("break glass record %+v", recs)
+	}
+
+	// Without a decision log there is no record: refused.
+	a = policy.NewAuthorizer(e, admin, root, policy.Facts{QueryID: "q1"}, nil)
+	err := gateway.WithAuthorizer(seeded(t), a).Delete(ctx, "offsets/0", gateway.None())
+	wantRule(t, err, policy.RuleFailClosed)
+
+	// A log that cannot be written: refused.
+	a = policy.NewAuthorizer(e, admin, root, policy.Facts{QueryID: "q1"}, policy.NewDecisionLog(failingWriter{}))
+	err = gateway.WithAuthorizer(seeded(t), a).Delete(ctx, "offsets/0", gateway.None())
+	wantRule(t, err, policy.RuleFailClosed)
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestDecisionLogWriteErrorKept(t *testing.T) {
+	l := policy.NewDecisionLog(failingWriter{})
+	if err := l.Record(policy.DecisionRecord{Action: "put", Result: "allow"}); err == nil {
+		t.Fatal("no error")
+	}
+	if l.Err() == nil {
+		t.Fatal("the write error was not kept")
+	}
+	var nilLog *policy.DecisionLog
+	if err := nilLog.Record(policy.DecisionRecord{}); err != nil || nilLog.Err() != nil {
+		t.Fatal("a nil log must log nothing")
+	}
+}
+
+func TestMask(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                 "",
+		"offsets/0":                        "offsets/0",
+		"AKIAIOSFODNN7EXAMPLE":             "REDACTED",
+		"az://acct/c/p?sig=abc%2F&se=2030": "az://acct/c/p?sig=REDACTED&se=2030",
+		"s3://user:pass@host/b":            "s3://REDACTED@host/b",
+		"password = hunter2 ok":            "password = REDACTED ok",
+		"Bearer eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4f":                 "Bearer REDACTED",
+		"ya29.a0AfH6SMBxxxxxxxxxxxx":                                                   "REDACTED",
+		"AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq==;": "AccountKey=REDACTED;",
+	} {
+		if got := policy.Mask(in); got != want {
+			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package policy_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/filestore"
+	"github.com/ckgate/ckgate/gateway/sessiontest"
+	"github.com/ckgate/ckgate/internal/benchsum"
+	"github.com/ckgate/ckgate/policy"
+)
+
+// BenchmarkDecision: one gateway decision on the default policies, as the
+// authorizer asks it for a batch's create-only log entry, with the latency
+// distribution over the run. Goal: p99 < 100 µs.
+func BenchmarkDecision(b *testing.B) {
+	e := engine(b, policy.Options{})
+	a := policy.NewAuthorizer(e, policy.Principal{ID: "svc-q1", Kind: policy.KindJob}, "s3://bucket/team/q1",
+		policy.Facts{QueryID: "q1"}, nil)
+	ctx := context.Background()
+	calls := []gateway.Call{
+		{Op: gateway.OpPut, Key: "offsets/17", Cond: gateway.IfAbsent(), Size: 200},
+		{Op: gateway.OpPut, Key: "commits/17", Cond: gateway.IfAbsent(), Size: 60},
+		{Op: gateway.OpPut, Key: "state/0/3/18.delta", Cond: gateway.None(), Size: 4096},
+		{Op: gateway.OpPut, Key: gateway.WriterKey, Cond: gateway.IfMatch("v"), Size: 300},
+	}
+	for _, c := range calls { // warm up, and check the answer
+		if err := a.Authorize(ctx, c); err != nil {
+			b.Fatalf("%s %s: %v", c.Op, c.Key, err)
+		}
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	for i := range b.N {
+		start := time.Now()
+		if err := a.Authorize(ctx, calls[i%len(calls)]); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	cpu := cpuTime(b) - cpu0
+	slices.Sort(lat)
+	p := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Nanoseconds()) / 1e3 }
+	benchsum.Record(b, "policy_decision_p50_us", p(0.50), "us", "<100")
+	benchsum.Record(b, "policy_decision_p99_us", p(0.99), "us", "<100")
+	// CPU time per decision (all threads, GC included): what a decision
+	// costs whatever else the machine runs, unlike the wall-clock quantiles.
+	benchsum.Record(b, "policy_decision_cpu_us", float64(cpu.Microseconds())/float64(b.N), "us", "")
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDecisionDenied: a refused delete, the path that builds an error
+// naming the rule.
+func BenchmarkDecisionDenied(b *testing.B) {
+	e := engine(b, policy.Options{})
+	a := policy.NewAuthorizer(e, policy.Principal{ID: "cron", Kind: policy.KindHousekeeping}, "s3://bucket/team/q1",
+		policy.Facts{QueryID: "q1"}, nil)
+	c := gateway.Call{Op: gateway.OpDelete, Key: "offsets/3"}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := a.Authorize(ctx, c); err == nil {
+			b.Fatal("allowed")
+		}
+	}
+}
+
+// BenchmarkPolicyOverheadCommitLocal: a steady-state batch commit
+// (sessiontest.Batch: writer check + two create-only log entries) on the
+// local disk with the policy on and off, alternating so both see the same
+// disk. Goal: overhead < 10 %.
+func BenchmarkPolicyOverheadCommitLocal(b *testing.B) {
+	ctx := context.Background()
+	e := engine(b, policy.Options{})
+	open := func(withPolicy bool) *gateway.Session {
+		dir := b.TempDir()
+		st, err := filestore.New(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var s gateway.Store = st
+		if withPolicy {
+			a := policy.NewAuthorizer(e, policy.Principal{ID: "svc", Kind: policy.KindJob}, "file://"+dir,
+				policy.Facts{QueryID: "sessiontest-query"}, nil)
+			s = gateway.WithAuthorizer(st, a)
+		}
+		sess, err := gateway.OpenSession(ctx, s, sessiontest.Options(1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { sess.Close(ctx) })
+		return sess
+	}
+	on, off := open(true), open(false)
+	for n := range 2 {
+		for _, s := range []*gateway.Session{on, off} {
+			if err := sessiontest.Batch(ctx, s, n); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	var tOn, tOff time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		// alternate which goes first, so neither always sees a warm cache
+		order := []*gateway.Session{on, off}
+		if i%2 == 1 {
+			order = []*gateway.Session{off, on}
+		}
+		for _, s := range order {
+			start := time.Now()
+			if err := sessiontest.Batch(ctx, s, i+2); err != nil {
+				b.Fatal(fmt.Errorf("batch %d: %w", i+2, err))
+			}
+			if s == on {
+				tOn += time.Since(start)
+			} else {
+				tOff += time.Since(start)
+			}
+		}
+	}
+	b.StopTimer()
+	overhead := 100 * (float64(tOn) - float64(tOff)) / float64(tOff)
+	benchsum.Record(b, "policy_commit_local_on_us", float64(tOn.Microseconds())/float64(b.N), "us", "")
+	benchsum.Record(b, "policy_commit_local_off_us", float64(tOff.Microseconds())/float64(b.N), "us", "")
+	benchsum.Record(b, "policy_commit_local_overhead_pct", overhead, "%", "<10")
+}
+
+// BenchmarkDecisionFloor: the same authorizer path on a one-line policy
+// that allows every put, for calibration: the default policies' figures
+// read against it separate their cost from the machine's speed and load.
+func BenchmarkDecisionFloor(b *testing.B) {
+	dir := b.TempDir()
+	src := "package ckgate.gateway\n\ndecision := {\"allow\": true, \"deny\": []} if input.action == \"put\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "floor.rego"), []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	e := engine(b, policy.Options{NoDefaults: true, PolicyDirs: []string{dir}})
+	a := policy.NewAuthorizer(e, policy.Principal{ID: "svc-q1", Kind: policy.KindJob}, "s3://bucket/team/q1",
+		policy.Facts{QueryID: "q1"}, nil)
+	c := gateway.Call{Op: gateway.OpPut, Key: "offsets/17", Cond: gateway.IfAbsent(), Size: 200}
+	ctx := context.Background()
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	for range b.N {
+		if err := a.Authorize(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	benchsum.Record(b, "policy_decision_floor_cpu_us", float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "us", "")
+}

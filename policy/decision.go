@@ -1,0 +1,195 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// RuleFailClosed is the id of the engine's own denial: the policy could not
+// be evaluated, or its decision was undefined or malformed.
+const RuleFailClosed = "CKG-P000"
+
+// ErrUndefined: the policy produced no decision (fail closed).
+var ErrUndefined = errors.New("policy decision undefined")
+
+// Violation is one rule a decision hit.
+type Violation struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Severity string `json:"severity"`
+	Msg      string `json:"msg"`
+}
+
+// Decision is the policy's answer on one input.
+type Decision struct {
+	Allow bool
+	// Deny lists the rules that refuse; empty when allowed.
+	Deny []Violation
+	// Overridden lists the rules an admin's break glass overrode.
+	Overridden []Violation
+	BreakGlass bool
+	Reason     string // the admin's stated reason
+	// Err is the evaluation error of a fail-closed denial.
+	Err error
+}
+
+// Rules returns the ids of the denying (or, on break glass, overridden) rules.
+func (d Decision) Rules() []string {
+	vs := d.Deny
+	if d.BreakGlass {
+		vs = d.Overridden
+	}
+	ids := make([]string, 0, len(vs))
+	for _, v := range vs {
+		ids = append(ids, v.ID)
+	}
+	return ids
+}
+
+// Decide evaluates the gateway decision for in. It never returns an
+// allowing decision it could not evaluate: an error, a builtin error or an
+// undefined result is a denial by RuleFailClosed carrying the cause in Err.
+func (e *Engine) Decide(ctx context.Context, in Input) Decision {
+	return e.decide(ctx, in.value())
+}
+
+func (e *Engine) decide(ctx context.Context, input ast.Value) Decision {
+	if err := ctx.Err(); err != nil {
+		return failClosed(err)
+	}
+	rs, err := e.gateway.Eval(ctx, rego.EvalParsedInput(input))
+	if err != nil {
+		return failClosed(err)
+	}
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return failClosed(ErrUndefined)
+	}
+	d, err := parseDecision(rs[0].Expressions[0].Value)
+	if err != nil {
+		return failClosed(err)
+	}
+	return d
+}
+
+func failClosed(err error) Decision {
+	return Decision{Err: err, Deny: []Violation{{
+		ID: RuleFailClosed, Name: "fail-closed", Severity: "deny",
+		Msg: "policy evaluation failed, so the request is refused: " + err.Error(),
+	}}}
+}
+
+// parseDecision reads {"allow", "deny", "overridden", "break_glass",
+// "reason"}. Anything else is malformed; an allow without a boolean true
+// never allows.
+func parseDecision(v any) (Decision, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return Decision{}, fmt.Errorf("policy decision is %T, not an object", v)
+	}
+	allow, ok := m["allow"].(bool)
+	if !ok {
+		return Decision{}, fmt.Errorf("policy decision has no boolean allow")
+	}
+	deny, err := parseViolations(m["deny"])
+	if err != nil {
+		return Decision{}, fmt.Errorf("policy decision deny: %w", err)
+	}
+	over, err := parseViolations(m["overridden"])
+	if err != nil {
+		return Decision{}, fmt.Errorf("policy decision overridden: %w", err)
+	}
+	bg, _ := m["break_glass"].(bool)
+	reason, _ := m["reason"].(string)
+	if allow && len(deny) > 0 {
+		return Decision{}, fmt.Errorf("policy decision allows with %d denials", len(deny))
+	}
+	if !allow && len(deny) == 0 {
+		deny = []Violation{{ID: RuleFailClosed, Name: "fail-closed", Severity: "deny", Msg: "the policy refused without naming a rule"}}
+	}
+	return Decision{Allow: allow, Deny: deny, Overridden: over, BreakGlass: bg, Reason: reason}, nil
+}
+
+func parseViolations(v any) ([]Violation, error) {
+	if v == nil {
+		return nil, nil
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%T, not a set", v)
+	}
+	out := make([]Violation, 0, len(arr))
+	for _, x := range arr {
+		m, ok := x.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("violation is %T, not an object", x)
+		}
+		viol := Violation{}
+		viol.ID, _ = m["id"].(string)
+		viol.Name, _ = m["name"].(string)
+		viol.Severity, _ = m["severity"].(string)
+		viol.Msg, _ = m["msg"].(string)
+		if viol.ID == "" {
+			return nil, fmt.Errorf("violation without an id: %v", m)
+		}
+		out = append(out, viol)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ID != out[j].ID {
+			return out[i].ID < out[j].ID
+		}
+		return out[i].Msg < out[j].Msg
+	})
+	return out, nil
+}
+
+// DeniedError is a policy refusal. errors.Is(err, gateway.ErrDenied) holds;
+// the message names every rule that refused.
+type DeniedError struct {
+	Action     string
+	Path       string
+	DecisionID string
+	Violations []Violation
+	Err        error // the evaluation error of a fail-closed denial
+}
+
+func (e *DeniedError) Error() string {
+	var b strings.Builder
+	for i, v := range e.Violations {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "rule %s", v.ID)
+		if v.Name != "" && v.Name != v.ID {
+			fmt.Fprintf(&b, " (%s)", v.Name)
+		}
+		b.WriteString(": ")
+		b.WriteString(v.Msg)
+	}
+	if len(e.Violations) == 0 {
+		fmt.Fprintf(&b, "%s %s refused", e.Action, e.Path)
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, gateway.ErrDenied) true.
+func (e *DeniedError) Is(target error) bool { return target == gateway.ErrDenied }
+
+// Unwrap returns the evaluation error of a fail-closed denial.
+func (e *DeniedError) Unwrap() error { return e.Err }
+
+// Rules returns the ids of the rules that refused.
+func (e *DeniedError) Rules() []string {
+	ids := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		ids[i] = v.ID
+	}
+	return ids
+}

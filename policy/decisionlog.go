@@ -1,0 +1,136 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// DecisionRecord is one line of the decision log.
+type DecisionRecord struct {
+	DecisionID string    `json:"decision_id"`
+	Time       time.Time `json:"time"`
+	Principal  Principal `json:"principal"`
+	Action     string    `json:"action"`
+	Key        string    `json:"key,omitempty"`
+	Path       string    `json:"path,omitempty"`
+	Root       string    `json:"root,omitempty"`
+	QueryID    string    `json:"query_id,omitempty"`
+	Result     string    `json:"result"` // allow or deny
+	// Rules are the ids of the denying rules, or of the rules a break glass
+	// overrode.
+	Rules      []string `json:"rules,omitempty"`
+	Messages   []string `json:"messages,omitempty"`
+	BreakGlass bool     `json:"break_glass,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	ElapsedUs  int64    `json:"elapsed_us"`
+}
+
+// DecisionLog writes decisions as JSON lines. It is safe for concurrent
+// use; a nil *DecisionLog logs nothing.
+type DecisionLog struct {
+	mu  sync.Mutex
+	w   io.Writer
+	now func() time.Time
+	err error
+}
+
+// NewDecisionLog returns a log writing to w (a file, os.Stderr).
+func NewDecisionLog(w io.Writer) *DecisionLog {
+	return &DecisionLog{w: w, now: time.Now}
+}
+
+// Record writes r as one JSON line, secrets masked; a zero Time is now and
+// an empty DecisionID a fresh one. The first write error is kept (Err) and
+// returned.
+func (l *DecisionLog) Record(r DecisionRecord) error {
+	if l == nil {
+		return nil
+	}
+	if r.DecisionID == "" {
+		r.DecisionID = gateway.NewWriteID()
+	}
+	if r.Time.IsZero() {
+		r.Time = l.now()
+	}
+	r.Time = r.Time.UTC()
+	r.mask()
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("decision log: %w", err)
+	}
+	line = append(line, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.w.Write(line); err != nil {
+		err = fmt.Errorf("decision log: %w", err)
+		if l.err == nil {
+			l.err = err
+		}
+		return err
+	}
+	return nil
+}
+
+// Err returns the first write error, if any.
+func (l *DecisionLog) Err() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+func (r *DecisionRecord) mask() {
+	r.Principal.ID = Mask(r.Principal.ID)
+	r.Principal.Reason = Mask(r.Principal.Reason)
+	r.Key = Mask(r.Key)
+	r.Path = Mask(r.Path)
+	r.Root = Mask(r.Root)
+	r.Reason = Mask(r.Reason)
+	r.Error = Mask(r.Error)
+	for i, m := range r.Messages {
+		r.Messages[i] = Mask(m)
+	}
+}
+
+var secretPatterns = []*regexp.Regexp{
+	// AWS access key ids.
+	regexp.MustCompile(`\b(?:AKIA|ASIA|AROA|AIDA)[0-9A-Z]{16}\b`),
+	// JSON web tokens (OAuth access tokens, Azure AD tokens).
+	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+	// Google OAuth access tokens.
+	regexp.MustCompile(`\bya29\.[A-Za-z0-9_-]{10,}`),
+}
+
+// secretAssign matches name=value pairs whose name looks secret (SAS
+// signatures, tokens, passwords, account keys), in URLs and free text.
+var secretAssign = regexp.MustCompile(`(?i)\b([a-z0-9_-]*(?:sig|secret|token|password|passwd|credential|accountkey|access_key|apikey|api_key|sas)[a-z0-9_-]*)(\s*[=:]\s*)("[^"]*"|[^\s&;,"]+)`)
+
+// userinfo matches credentials in a URL's user info.
+var userinfo = regexp.MustCompile(`(://)[^/@\s]+@`)
+
+// Mask replaces what looks like a secret in s with REDACTED: URL user
+// info, secret-looking query parameters and name=value pairs, access key
+// ids and bearer tokens.
+func Mask(s string) string {
+	if s == "" {
+		return s
+	}
+	if strings.Contains(s, "://") {
+		s = userinfo.ReplaceAllString(s, "${1}REDACTED@")
+	}
+	s = secretAssign.ReplaceAllString(s, "${1}${2}REDACTED")
+	for _, re := range secretPatterns {
+		s = re.ReplaceAllString(s, "REDACTED")
+	}
+	return s
+}

@@ -1,0 +1,212 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// Checkpoint is a checkpoint found by Discover.
+type Checkpoint struct {
+	URL    string `json:"url"`    // its location: the target URL joined with its root
+	Bucket string `json:"bucket"` // bucket or container; "" for a local directory
+	Path   string `json:"path"`   // its root within the bucket ("" at the bucket root)
+	Root   string `json:"root"`   // its root as a key of the audited store ("" for the store itself)
+	// QueryID is the id in its metadata; WriterQueryID the one in ckgate's
+	// writer record, when there is one.
+	QueryID       string `json:"query_id"`
+	WriterQueryID string `json:"writer_query_id,omitempty"`
+	// Entries are the names directly under the root ("offsets/", "metadata").
+	Entries    []string    `json:"entries"`
+	DeltaTable *DeltaTable `json:"delta_table,omitempty"`
+	// Error says why its metadata could not be read.
+	Error string `json:"error,omitempty"`
+}
+
+// DeltaTable is a Delta table directory around a checkpoint.
+type DeltaTable struct {
+	URL string `json:"url"`
+	Rel string `json:"rel"` // the checkpoint's root relative to the table
+}
+
+// Target is one audited location: a store and where it is.
+type Target struct {
+	URL   string // the store's URL, as the user named it (redacted for display)
+	Store gateway.Store
+}
+
+// Location splits a store URL into its bucket (or Azure container) and the
+// path inside it: s3://b/p → (b, p); gs://b/p → (b, p); az://acct/c/p →
+// (c, p). A local path or file:// URL is audited as a bucket of its own:
+// ("", "").
+func Location(raw string) (bucket, path string, err error) {
+	u, err := gateway.ParseURL(raw)
+	if err != nil {
+		return "", "", err
+	}
+	p := strings.Trim(u.Path, "/")
+	switch u.Scheme {
+	case "file":
+		return "", "", nil
+	case "az", "azure":
+		c, rest, _ := strings.Cut(p, "/")
+		return c, rest, nil
+	}
+	return u.Host, p, nil
+}
+
+// displayURL is raw without secrets and without a trailing '/'.
+func displayURL(raw string) string {
+	u, err := gateway.ParseURL(raw)
+	if err != nil {
+		return gateway.Redact(raw)
+	}
+	u.RawQuery = ""
+	u.User = nil
+	u.Fragment = ""
+	s := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: strings.TrimSuffix(u.Path, "/")}).String()
+	if u.Scheme == "file" && u.Host == "" {
+		s = "file://" + strings.TrimSuffix(u.Path, "/")
+	}
+	return s
+}
+
+// maxEntries bounds the names kept per directory while listing.
+const maxEntries = 64
+
+// Discover lists t's store and returns every checkpoint in it: a `metadata`
+// object with an `offsets/` directory beside it (Spark's layout and
+// ckgate's). It reads each one's metadata (query id) and ckgate writer
+// record, notes the Delta table (a directory with `_delta_log/`) around it,
+// and sorts them by URL. A checkpoint whose metadata cannot be read is kept
+// with Error set; a listing error is returned.
+func Discover(ctx context.Context, t Target) ([]Checkpoint, error) {
+	bucket, base, err := Location(t.URL)
+	if err != nil {
+		return nil, err
+	}
+	disp := displayURL(t.URL)
+	hasMeta := map[string]bool{}    // dirs holding a metadata object
+	hasOffsets := map[string]bool{} // dirs holding an offsets/ directory
+	hasWriter := map[string]bool{}  // dirs holding _ckgate/writer
+	tables := map[string]bool{}     // dirs holding _delta_log/
+	children := map[string]map[string]bool{}
+	for a, err := range t.Store.List(ctx, "") {
+		if err != nil {
+			return nil, fmt.Errorf("audit %s: list: %w", gateway.Redact(t.URL), err)
+		}
+		segs := strings.Split(a.Key, "/")
+		for i := range segs {
+			dir := strings.Join(segs[:i], "/")
+			name := segs[i]
+			last := i == len(segs)-1
+			if !last {
+				name += "/"
+			}
+			kids := children[dir]
+			if kids == nil {
+				kids = map[string]bool{}
+				children[dir] = kids
+			}
+			if len(kids) < maxEntries {
+				kids[name] = true
+			}
+			switch {
+			case last && segs[i] == "metadata":
+				hasMeta[dir] = true
+			case !last && segs[i] == "offsets":
+				hasOffsets[dir] = true
+			case !last && segs[i] == "_delta_log":
+				tables[dir] = true
+			case i == len(segs)-2 && segs[i] == "_ckgate" && segs[i+1] == "writer":
+				hasWriter[dir] = true
+			}
+		}
+	}
+	var out []Checkpoint
+	for dir := range hasMeta {
+		if !hasOffsets[dir] {
+			continue
+		}
+		cp := Checkpoint{
+			URL:    JoinPath(disp, dir),
+			Bucket: bucket,
+			Path:   JoinPath(base, dir),
+			Root:   dir,
+		}
+		for name := range children[dir] {
+			cp.Entries = append(cp.Entries, name)
+		}
+		sort.Strings(cp.Entries)
+		if err := readIDs(ctx, t.Store, &cp, hasWriter[dir]); err != nil {
+			return nil, err
+		}
+		cp.DeltaTable = deltaTable(disp, dir, tables)
+		out = append(out, cp)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URL < out[j].URL })
+	return out, nil
+}
+
+// readIDs reads the query ids of cp's metadata and writer record. A store
+// failure (unavailable, permission) is returned: the audit cannot go on;
+// unreadable content is recorded in cp.Error.
+func readIDs(ctx context.Context, s gateway.Store, cp *Checkpoint, writer bool) error {
+	key := JoinPath(cp.Root, "metadata")
+	data, _, err := s.Get(ctx, key)
+	switch {
+	case errors.Is(err, gateway.ErrNotFound):
+		cp.Error = key + " vanished while auditing"
+	case err != nil:
+		return fmt.Errorf("audit %s: %w", cp.URL, err)
+	default:
+		id, perr := ParseMetadata(data)
+		if perr != nil {
+			cp.Error = perr.Error()
+		} else if id == "" {
+			cp.Error = "metadata holds an empty query id"
+		}
+		cp.QueryID = id
+	}
+	if !writer {
+		return nil
+	}
+	wkey := JoinPath(cp.Root, gateway.WriterKey)
+	data, _, err = s.Get(ctx, wkey)
+	switch {
+	case errors.Is(err, gateway.ErrNotFound):
+	case err != nil:
+		return fmt.Errorf("audit %s: %w", cp.URL, err)
+	default:
+		rec, perr := gateway.ParseWriterRecord(data)
+		if perr == nil {
+			cp.WriterQueryID = rec.QueryID
+		}
+	}
+	return nil
+}
+
+// deltaTable returns the innermost Delta table around dir, if any.
+func deltaTable(disp, dir string, tables map[string]bool) *DeltaTable {
+	best := ""
+	found := false
+	for t := range tables {
+		inside := t == "" || strings.HasPrefix(dir, t+"/")
+		if inside && t != dir && (!found || len(t) > len(best)) {
+			best, found = t, true
+		}
+	}
+	if !found {
+		return nil
+	}
+	rel := dir
+	if best != "" {
+		rel = strings.TrimPrefix(dir, best+"/")
+	}
+	return &DeltaTable{URL: JoinPath(disp, best), Rel: rel}
+}

@@ -1,0 +1,69 @@
+package policy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// OpenRequest is a request to open the checkpoint rooted at Root (its
+// location) for query QueryID.
+type OpenRequest struct {
+	Principal    Principal
+	Root         string
+	QueryID      string
+	KnownQueries []KnownQuery // added to data.ckgate.queries
+}
+
+// CheckOpen decides whether req may open the checkpoint held by store (a
+// store opened at the checkpoint root): it reads the query id in the
+// root's `metadata` (absent: a new checkpoint) and asks the policy. A
+// refusal (another query's metadata, a root equal to, inside or above a
+// known query's root, no query id) is a *DeniedError; a metadata file that
+// cannot be read or parsed is an error naming it.
+func CheckOpen(ctx context.Context, e *Engine, store gateway.Store, req OpenRequest, log *DecisionLog) error {
+	mdID := ""
+	data, _, err := store.Get(ctx, "metadata")
+	switch {
+	case errors.Is(err, gateway.ErrNotFound):
+	case err != nil:
+		return fmt.Errorf("open %s: %w", gateway.Redact(req.Root), err)
+	default:
+		if mdID, err = ParseMetadata(data); err != nil {
+			return gateway.E("open", "metadata", gateway.ErrInvalidKey, err)
+		}
+	}
+	in := Input{
+		Action:       "open",
+		Root:         req.Root,
+		Principal:    req.Principal,
+		Checkpoint:   Facts{QueryID: req.QueryID, MetadataQueryID: mdID},
+		KnownQueries: req.KnownQueries,
+	}
+	_, err = Evaluate(ctx, e, in, log)
+	return err
+}
+
+// ParseMetadata returns the query id of a checkpoint's metadata file
+// (Spark's and ckgate's: one JSON object with "id"). An empty id is
+// allowed (the caller decides); anything but a JSON object is an error.
+func ParseMetadata(data []byte) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var md struct {
+		ID *string `json:"id"`
+	}
+	if err := dec.Decode(&md); err != nil {
+		return "", fmt.Errorf("metadata: not a checkpoint metadata file: %w", err)
+	}
+	if dec.More() {
+		return "", errors.New("metadata: trailing data after the JSON object")
+	}
+	if md.ID == nil {
+		return "", errors.New(`metadata: no "id" field`)
+	}
+	return *md.ID, nil
+}

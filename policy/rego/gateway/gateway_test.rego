@@ -1,0 +1,229 @@
+package ckgate.gateway_test
+
+import data.ckgate.gateway
+
+root := "s3://bucket/team/q1"
+
+job := {"id": "svc-q1", "kind": "job"}
+
+mutation(action, key, cond, principal) := {
+	"action": action,
+	"key": key,
+	"path": concat("/", [root, key]),
+	"root": root,
+	"cond": cond,
+	"principal": principal,
+	"checkpoint": {"query_id": "q1"},
+}
+
+ids(d) := {v.id | some v in d.deny}
+
+# --- CKG-P001 job-outside-root
+
+test_p001_job_put_outside_root_denied if {
+	inp := object.union(mutation("put", "x", "if-absent", job), {"path": "s3://bucket/team/q2/offsets/0"})
+	d := gateway.decision with input as inp
+	not d.allow
+	ids(d) == {"CKG-P001"}
+}
+
+test_p001_job_put_sibling_prefix_denied if {
+	# "team/q10" starts with "team/q1" as a string, not as a path
+	inp := object.union(mutation("put", "x", "if-absent", job), {"path": "s3://bucket/team/q10/state/0"})
+	d := gateway.decision with input as inp
+	"CKG-P001" in ids(d)
+}
+
+test_p001_job_put_inside_root_allowed if {
+	d := gateway.decision with input as mutation("put", "state/0/1/1.delta", "none", job)
+	d.allow
+	count(d.deny) == 0
+}
+
+# --- CKG-P002 job-deletes-log-entry
+
+test_p002_job_deletes_offsets_denied if {
+	d := gateway.decision with input as mutation("delete", "offsets/3", "none", job)
+	ids(d) == {"CKG-P002"}
+}
+
+test_p002_job_deletes_commits_denied if {
+	d := gateway.decision with input as mutation("delete", "commits/12", "if-match", job)
+	ids(d) == {"CKG-P002"}
+}
+
+test_p002_job_deletes_sink_manifest_denied if {
+	inp := object.union(mutation("delete", "x", "none", job), {"path": "s3://bucket/team/q1/out/_spark_metadata/9.compact"})
+	d := gateway.decision with input as inp
+	"CKG-P002" in ids(d)
+}
+
+test_p002_job_deletes_own_garbage_allowed if {
+	d := gateway.decision with input as mutation("delete", "state/0/0/7.delta.tmp", "none", job)
+	d.allow
+}
+
+test_p002_job_deletes_offsets_temp_allowed if {
+	# not a log entry: Spark's temp files beside the log
+	d := gateway.decision with input as mutation("delete", "offsets/.3.tmp", "none", job)
+	d.allow
+}
+
+# --- CKG-P003 log-entry-overwrite
+
+test_p003_create_only_log_entry_allowed if {
+	d := gateway.decision with input as mutation("put", "offsets/3", "if-absent", job)
+	d.allow
+}
+
+test_p003_if_match_on_log_entry_denied if {
+	d := gateway.decision with input as mutation("put", "commits/3", "if-match", job)
+	ids(d) == {"CKG-P003"}
+}
+
+test_p003_unconditional_put_unknown_existence_denied if {
+	d := gateway.decision with input as mutation("put", "offsets/3", "none", job)
+	ids(d) == {"CKG-P003"}
+}
+
+test_p003_unconditional_put_existing_denied if {
+	inp := object.union(mutation("put", "offsets/3", "none", job), {"exists": true})
+	d := gateway.decision with input as inp
+	ids(d) == {"CKG-P003"}
+}
+
+test_p003_unconditional_put_known_absent_allowed if {
+	inp := object.union(mutation("put", "offsets/3", "none", job), {"exists": false})
+	d := gateway.decision with input as inp
+	d.allow
+}
+
+test_p003_applies_to_every_kind if {
+	d := gateway.decision with input as mutation("put", "offsets/3", "if-match", {"id": "r", "kind": "retention"})
+	ids(d) == {"CKG-P003"}
+}
+
+test_p003_writer_record_cas_allowed if {
+	d := gateway.decision with input as mutation("put", "_ckgate/writer", "if-match", job)
+	d.allow
+}
+
+# --- CKG-P004 delete-under-checkpoint
+
+test_p004_housekeeping_delete_under_root_denied if {
+	d := gateway.decision with input as mutation("delete", "state/0/0/1.delta", "none", {"id": "cron", "kind": "housekeeping"})
+	ids(d) == {"CKG-P004"}
+}
+
+test_p004_unknown_kind_delete_denied if {
+	d := gateway.decision with input as mutation("delete", "sources/0/0", "none", {"id": "x", "kind": "intern"})
+	ids(d) == {"CKG-P004"}
+}
+
+test_p004_missing_principal_delete_denied if {
+	inp := object.remove(mutation("delete", "metadata", "none", job), ["principal"])
+	d := gateway.decision with input as inp
+	ids(d) == {"CKG-P004"}
+}
+
+test_p004_housekeeping_delete_under_known_root_denied if {
+	inp := object.union(mutation("delete", "x", "none", {"id": "cron", "kind": "housekeeping"}), {"root": "", "path": "s3://bucket/team/q7/commits/1"})
+	d := gateway.decision with input as inp with data.ckgate.queries as [{"query_id": "q7", "root": "s3://bucket/team/q7"}]
+	ids(d) == {"CKG-P004"}
+}
+
+test_p004_housekeeping_delete_outside_roots_allowed if {
+	inp := object.union(mutation("delete", "x", "none", {"id": "cron", "kind": "housekeeping"}), {"path": "s3://bucket/tmp/old.csv"})
+	d := gateway.decision with input as inp
+	d.allow
+}
+
+test_p004_housekeeping_put_allowed if {
+	d := gateway.decision with input as mutation("put", "notes.txt", "none", {"id": "cron", "kind": "housekeeping"})
+	d.allow
+}
+
+# --- CKG-P005 retention-outside-plan
+
+retention := {"id": "svc-retention", "kind": "retention"}
+
+plan := {"id": "plan-1", "obsolete": {"offsets/1": "before retain_from 5", "state/0/0/1.delta": "superseded by snapshot 4"}}
+
+test_p005_retention_delete_in_plan_allowed if {
+	inp := object.union(mutation("delete", "offsets/1", "none", retention), {"plan": plan})
+	d := gateway.decision with input as inp
+	d.allow
+}
+
+test_p005_retention_delete_not_in_plan_denied if {
+	inp := object.union(mutation("delete", "offsets/7", "none", retention), {"plan": plan})
+	d := gateway.decision with input as inp
+	ids(d) == {"CKG-P005"}
+}
+
+test_p005_retention_delete_without_plan_denied if {
+	d := gateway.decision with input as mutation("delete", "offsets/1", "none", retention)
+	ids(d) == {"CKG-P005"}
+}
+
+test_p005_retention_plan_from_data_allowed if {
+	d := gateway.decision with input as mutation("delete", "state/0/0/1.delta", "none", retention)
+		with data.ckgate.retention.plans as {root: plan}
+	d.allow
+}
+
+test_p005_retention_plan_of_other_root_denied if {
+	d := gateway.decision with input as mutation("delete", "offsets/1", "none", retention)
+		with data.ckgate.retention.plans as {"s3://bucket/team/q2": plan}
+	ids(d) == {"CKG-P005"}
+}
+
+# --- break glass
+
+admin(reason) := {"id": "alice", "kind": "admin", "reason": reason}
+
+test_admin_without_reason_denied if {
+	d := gateway.decision with input as mutation("delete", "offsets/3", "none", {"id": "alice", "kind": "admin"})
+	ids(d) == {"CKG-P004"}
+	not d.break_glass
+}
+
+test_admin_blank_reason_denied if {
+	d := gateway.decision with input as mutation("delete", "offsets/3", "none", admin("   "))
+	ids(d) == {"CKG-P004"}
+}
+
+test_admin_with_reason_breaks_glass if {
+	d := gateway.decision with input as mutation("delete", "offsets/3", "none", admin("INC-42: corrupt offsets/3"))
+	d.allow
+	d.break_glass
+	d.reason == "INC-42: corrupt offsets/3"
+	{v.id | some v in d.overridden} == {"CKG-P004"}
+}
+
+test_admin_reason_without_violation_is_no_break_glass if {
+	d := gateway.decision with input as mutation("put", "notes.txt", "if-absent", admin("just because"))
+	d.allow
+	not d.break_glass
+	count(d.overridden) == 0
+}
+
+test_reason_of_non_admin_is_ignored if {
+	d := gateway.decision with input as mutation("delete", "offsets/3", "none", {"id": "cron", "kind": "housekeeping", "reason": "please"})
+	not d.allow
+	not d.break_glass
+}
+
+# --- user rules join the decision
+
+test_user_rule_denies if {
+	d := gateway.decision with input as mutation("put", "state/x", "none", job)
+		with data.ckgate.gateway.rules.mine.deny as {{"id": "MY-1", "name": "mine", "severity": "deny", "msg": "no"}}
+	ids(d) == {"MY-1"}
+}
+
+test_user_warning_does_not_deny if {
+	d := gateway.decision with input as mutation("put", "state/x", "none", job)
+		with data.ckgate.gateway.rules.mine.deny as {{"id": "MY-2", "name": "mine", "severity": "warn", "msg": "hm"}}
+	d.allow
+}

@@ -1,0 +1,122 @@
+# The catalogue of ckgate's default rules. An id never changes meaning: a
+# retired rule keeps its id reserved. Severities: "deny" refuses (gateway) or
+# fails the audit, "warn" is reported without failing, "unknown" means the
+# auditor could not tell and never counts as a pass.
+package ckgate.catalog
+
+rules := {
+	"CKG-P000": {
+		"name": "fail-closed",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "The policy could not be evaluated (error or undefined decision): the mutation is refused.",
+	},
+	"CKG-P001": {
+		"name": "job-outside-root",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "A job principal writes and deletes only inside its own checkpoint root.",
+	},
+	"CKG-P002": {
+		"name": "job-deletes-log-entry",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "A job principal never deletes a log entry (offsets/N, commits/N, _spark_metadata/N).",
+	},
+	"CKG-P003": {
+		"name": "log-entry-overwrite",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "No principal overwrites a log entry: a put with condition none or if-match on an existing offsets/N, commits/N or _spark_metadata/N.",
+	},
+	"CKG-P004": {
+		"name": "delete-under-checkpoint",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "Housekeeping, admin (without break glass) and unknown principals delete nothing under a checkpoint root.",
+	},
+	"CKG-P005": {
+		"name": "retention-outside-plan",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "A retention principal deletes only keys that the supplied retention plan marks obsolete.",
+	},
+	"CKG-P010": {
+		"name": "shared-checkpoint-metadata",
+		"severity": "deny",
+		"scope": "open",
+		"description": "A checkpoint whose metadata holds another query id is not opened (shared checkpoint).",
+	},
+	"CKG-P011": {
+		"name": "shared-checkpoint-root",
+		"severity": "deny",
+		"scope": "open",
+		"description": "A checkpoint root equal to, inside or above another known query's root is not opened.",
+	},
+	"CKG-P012": {
+		"name": "open-without-query-id",
+		"severity": "deny",
+		"scope": "open",
+		"description": "Opening a checkpoint states the query id it is opened for.",
+	},
+	"CKG-A001": {
+		"name": "lifecycle-expires-checkpoint",
+		"severity": "deny",
+		"scope": "audit",
+		"description": "An enabled lifecycle expiration whose scope covers checkpoint files.",
+	},
+	"CKG-A002": {
+		"name": "lifecycle-archives-checkpoint",
+		"severity": "deny",
+		"scope": "audit",
+		"description": "An enabled transition to an offline archive tier (S3 Glacier Flexible Retrieval / Deep Archive, Azure Archive) covering checkpoint files: reads fail until restored.",
+	},
+	"CKG-A003": {
+		"name": "lifecycle-shorter-than-outage-window",
+		"severity": "deny",
+		"scope": "audit",
+		"description": "A lifecycle rule that deletes or archives checkpoint data (current or noncurrent versions) sooner than the outage window.",
+	},
+	"CKG-A004": {
+		"name": "checkpoint-in-delta-table",
+		"severity": "deny",
+		"scope": "audit",
+		"description": "A checkpoint inside a Delta table directory, not under a directory VACUUM skips (a name starting with '_' or '.'): VACUUM deletes its files.",
+	},
+	"CKG-A005": {
+		"name": "shared-checkpoint-root",
+		"severity": "deny",
+		"scope": "audit",
+		"description": "Two queries with equal or nested checkpoint roots.",
+	},
+	"CKG-A006": {
+		"name": "object-lock",
+		"severity": "warn",
+		"scope": "audit",
+		"description": "Object lock or a retention lock covers a checkpoint: Spark and ckgate must delete their own files (retention, compaction).",
+	},
+	"CKG-A007": {
+		"name": "no-versioning-or-soft-delete",
+		"severity": "warn",
+		"scope": "audit",
+		"description": "Neither versioning nor soft delete protects the checkpoint's bucket: a mistaken delete cannot be undone.",
+	},
+	"CKG-A008": {
+		"name": "lifecycle-unreadable",
+		"severity": "unknown",
+		"scope": "audit",
+		"description": "A lifecycle rule or configuration the auditor could not read: its effect on checkpoints is unknown, never a pass.",
+	},
+	"CKG-A009": {
+		"name": "lifecycle-cold-tier",
+		"severity": "warn",
+		"scope": "audit",
+		"description": "An enabled transition to an online cold tier (S3 IA / Glacier Instant Retrieval, GCS Nearline/Coldline/Archive, Azure Cool/Cold) covering checkpoint files: slower, retrieval fees, minimum storage charges.",
+	},
+	"CKG-A010": {
+		"name": "checkpoint-unreadable",
+		"severity": "unknown",
+		"scope": "audit",
+		"description": "A checkpoint whose metadata could not be read: the audit cannot tell which query owns it.",
+	},
+}

@@ -1,0 +1,94 @@
+# Helpers shared by ckgate's default rules. Paths are '/'-separated
+# locations ("s3://bucket/team/q1/offsets/3" or "team/q1/offsets/3");
+# a root never ends with '/'.
+package ckgate.lib
+
+import data.ckgate.catalog
+
+# violation builds a gateway denial: stable id, name and severity from the
+# catalogue (a user rule with an id of its own keeps that id), and a message.
+violation(id, msg) := {
+	"id": id,
+	"name": object.get(catalog.rules, [id, "name"], id),
+	"severity": object.get(catalog.rules, [id, "severity"], "deny"),
+	"msg": msg,
+}
+
+# finding builds an audit finding about resource.
+finding(id, resource, msg) := {
+	"id": id,
+	"name": object.get(catalog.rules, [id, "name"], id),
+	"severity": object.get(catalog.rules, [id, "severity"], "deny"),
+	"resource": resource,
+	"msg": msg,
+}
+
+# dir returns root with one trailing '/', or "" for the empty root.
+dir(root) := "" if root == ""
+
+else := concat("", [trim_suffix(root, "/"), "/"])
+
+# inside is true when path lies strictly under root.
+inside(path, root) if startswith(path, dir(root))
+
+# root_dir is the input's root with one trailing '/'.
+root_dir := dir(input.root)
+
+# rel is path relative to root; undefined when path is not under root.
+rel(path, root) := substring(path, count(dir(root)), -1) if inside(path, root)
+
+# relation names how root a stands to root b: equal, inside or above.
+relation(a, b) := "equal to" if trim_suffix(a, "/") == trim_suffix(b, "/")
+
+relation(a, b) := "inside" if {
+	trim_suffix(a, "/") != trim_suffix(b, "/")
+	inside(a, b)
+}
+
+relation(a, b) := "above" if {
+	trim_suffix(a, "/") != trim_suffix(b, "/")
+	inside(b, a)
+}
+
+log_dirs := {"offsets", "commits"}
+
+# log_entry(rel) is true for a committed-log key relative to a checkpoint
+# root: offsets/N or commits/N.
+log_entry(r) if {
+	parts := split(r, "/")
+	count(parts) == 2
+	parts[0] in log_dirs
+	regex.match(`^[0-9]+$`, parts[1])
+}
+
+# sink_log_entry(path) is true for a file sink's manifest, wherever the sink
+# directory is: .../_spark_metadata/N or .../_spark_metadata/N.compact.
+sink_log_entry(path) if {
+	parts := split(path, "/")
+	n := count(parts)
+	n >= 2
+	parts[n - 2] == "_spark_metadata"
+	regex.match(`^[0-9]+(\.compact)?$`, parts[n - 1])
+}
+
+# is_log_key is true when the input's key is a log entry of its checkpoint.
+is_log_key if {
+	startswith(input.path, root_dir)
+	log_entry(substring(input.path, count(root_dir), -1))
+}
+
+is_log_key if sink_log_entry(input.path)
+
+# known_queries are the query roots ckgate knows: data.ckgate.queries (from
+# --data) and input.known_queries (from the caller), each {query_id, root}.
+known_queries contains q if some q in data.ckgate.queries
+
+known_queries contains q if some q in input.known_queries
+
+# checkpoint_roots are the input's own root and every known query's root.
+checkpoint_roots contains input.root if input.root != ""
+
+checkpoint_roots contains q.root if some q in known_queries
+
+# principal_name names the principal for messages.
+principal_name := sprintf("%s %q", [object.get(input, ["principal", "kind"], "unknown"), object.get(input, ["principal", "id"], "")])
