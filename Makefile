@@ -53,27 +53,13 @@ lint:
 	echo "$(GO) vet ./..."
 	$(GO) vet ./...
 
-## demo: the smallest real thing the CLI does today: a create-only checkpoint log in ./demo
+## demo: sessionize a generated clickstream (late and duplicate events) with the embedded engine on the local disk; run it twice: the second run finds nothing new and appends nothing
 demo: build
-	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
-	root=$(DEMO_DIR)/checkpoint
-	ck() { echo "\$$ ckgate $$*" >&2; bin/ckgate "$$@"; }
-	id=$$(cat /proc/sys/kernel/random/uuid 2>/dev/null || uuidgen | tr 'A-Z' 'a-z')
-	now=$$(( $$(date +%s) * 1000 ))
-	printf '{"id":"%s"}' "$$id" > $(DEMO_DIR)/metadata
-	echo "# a Spark-layout checkpoint on the local disk; every log write is create-only"
-	ck store mb "$$root"
-	ck store put $(DEMO_DIR)/metadata "$$root" metadata
-	printf 'v1\n{"batchWatermarkMs":0,"batchTimestampMs":%s,"conf":{"spark.sql.shuffle.partitions":"5"}}\n{"logOffset":0}' "$$now" \
-		| ck store put - "$$root" offsets/0
-	printf 'v1\n{"nextBatchWatermarkMs":0}' | ck store put - "$$root" commits/0
-	echo "# a second writer (a zombie driver) commits batch 0 again: refused with exit status 3"
-	rc=0
-	printf 'v1\n{"nextBatchWatermarkMs":0}' | ck store put - "$$root" commits/0 || rc=$$?
-	if [ "$$rc" -ne 3 ]; then echo "demo: expected exit status 3 for the second commits/0, got $$rc" >&2; exit 1; fi
-	echo "# exit status $$rc; the first commit is untouched:"
-	ck store ls -r "$$root"
-	ck store cat "$$root" metadata
+	@mkdir -p $(DEMO_DIR)
+	echo "\$$ go run ./testdata/events/gen $(DEMO_DIR)/clickstream"
+	$(GO) run ./testdata/events/gen $(DEMO_DIR)/clickstream
+	echo "\$$ ckgate run --checkpoint $(DEMO_DIR)/checkpoint --available-now --format text testdata/specs/clickstream-sessions.yaml"
+	bin/ckgate run --checkpoint $(DEMO_DIR)/checkpoint --available-now --format text testdata/specs/clickstream-sessions.yaml
 	echo
 
 ## clean: remove build output and the demo checkpoint (not the installed tools)

@@ -185,3 +185,74 @@ func (s *Store) Dir() string { return s.dir }
 
 // PartitionDir is the directory of partition part.
 func (s *Store) PartitionDir(part int) string { return path.Join(s.dir, strconv.Itoa(part)) }
+
+// LoadAll rebuilds many partitions: tips[p] is partition p's tip ("" for
+// empty). Files are read and checked by up to workers goroutines at once,
+// while the records of the partitions already read are handed to apply,
+// partition by partition in order, from the calling goroutine (so apply
+// needs no locking). reserve, when set, is told each partition's record
+// count first.
+func (s *Store) LoadAll(ctx context.Context, tips []string, workers int, reserve func(p, n int), apply func(p int, c Change) error) ([]Loaded, error) {
+	if workers < 1 {
+		workers = 1
+	}
+	type result struct {
+		l    Loaded
+		recs []Change
+		err  error
+	}
+	results := make([]result, len(tips))
+	done := make([]chan struct{}, len(tips))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, workers)
+	for p := range tips {
+		done[p] = make(chan struct{})
+		go func() {
+			defer close(done[p])
+			if tips[p] == "" {
+				return
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				results[p].err = ctx.Err()
+				return
+			}
+			defer func() { <-sem }()
+			var recs []Change
+			l, err := s.Load(ctx, p, tips[p], func(c Change) error {
+				recs = append(recs, c)
+				return nil
+			})
+			results[p] = result{l, recs, err}
+		}()
+	}
+	out := make([]Loaded, len(tips))
+	var first error
+	for p := range tips {
+		<-done[p]
+		if first != nil {
+			continue // wait for every goroutine before returning
+		}
+		r := results[p]
+		if r.err != nil {
+			first = r.err
+			cancel()
+			continue
+		}
+		if reserve != nil && len(r.recs) > 0 {
+			reserve(p, len(r.recs))
+		}
+		for _, c := range r.recs {
+			if err := apply(p, c); err != nil {
+				first = fmt.Errorf("%s: %w", s.Key(p, tips[p]), err)
+				cancel()
+				break
+			}
+		}
+		results[p].recs = nil
+		out[p] = r.l
+	}
+	return out, first
+}

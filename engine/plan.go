@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/spec"
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// PlanKey is the plan file of a checkpoint.
+const PlanKey = checkpoint.PlanKey
+
+// Plan is the content of _ckgate/plan.json: what the first run fixed.
+type Plan struct {
+	Version     int               `json:"version"`
+	Name        string            `json:"name"`
+	Fingerprint string            `json:"fingerprint"`
+	Stateful    PlanStateful      `json:"plan"`
+	Partitions  int               `json:"partitions"`
+	Source      map[string]string `json:"source"`
+	Sink        map[string]string `json:"sink"`
+}
+
+// PlanStateful is the part of a spec that a restart may not change:
+// Spark's rule, "no change to stateful operations or the source".
+type PlanStateful struct {
+	SourceKind string           `json:"source_kind"`
+	EventTime  string           `json:"event_time,omitempty"`
+	Operator   string           `json:"operator"`
+	Keys       []string         `json:"keys,omitempty"`
+	SizeMs     int64            `json:"size_ms,omitempty"`
+	SlideMs    int64            `json:"slide_ms,omitempty"`
+	GapMs      int64            `json:"gap_ms,omitempty"`
+	Aggregates []spec.Aggregate `json:"aggregates,omitempty"`
+	OutputMode string           `json:"output_mode"`
+}
+
+func planOf(s *spec.Spec) PlanStateful {
+	o := s.Operator
+	p := PlanStateful{SourceKind: s.Source.Kind, Operator: o.Kind, Keys: o.Keys, SizeMs: o.Size.Ms(),
+		SlideMs: o.Slide.Ms(), GapMs: o.Gap.Ms(), Aggregates: o.Aggregates, OutputMode: s.OutputMode}
+	if s.Stateful() {
+		p.EventTime = s.EventTime
+	}
+	return p
+}
+
+// MarshalJSON writes an aggregate as {"func":…,"field":…}.
+func aggJSON(a spec.Aggregate) string {
+	return a.Func + ":" + a.Field
+}
+
+func fingerprint(p PlanStateful) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "source=%s;event_time=%s;operator=%s;keys=%s;size=%d;slide=%d;gap=%d;mode=%s;aggs=",
+		p.SourceKind, p.EventTime, p.Operator, strings.Join(p.Keys, ","), p.SizeMs, p.SlideMs, p.GapMs, p.OutputMode)
+	for _, a := range p.Aggregates {
+		b.WriteString(aggJSON(a) + ",")
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func (p Plan) encode() []byte {
+	b, _ := json.MarshalIndent(p, "", "  ")
+	return append(b, '\n')
+}
+
+// checkPlan writes the plan on the first run, or compares it with the
+// recorded one. It returns the partitions to use.
+func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (Plan, error) {
+	data, _, err := cp.Get(ctx, PlanKey)
+	if errors.Is(err, gateway.ErrNotFound) {
+		if _, err := cp.Put(ctx, PlanKey, want.encode(), gateway.IfAbsent()); err != nil && !errors.Is(err, gateway.ErrExists) {
+			return Plan{}, fmt.Errorf("write %s: %w", PlanKey, err)
+		} else if err == nil {
+			return want, nil
+		}
+		data, _, err = cp.Get(ctx, PlanKey)
+	}
+	if err != nil {
+		return Plan{}, fmt.Errorf("read %s: %w", PlanKey, err)
+	}
+	var got Plan
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&got); err != nil {
+		return Plan{}, fmt.Errorf("%s: %w: %w", PlanKey, ErrCorrupt, err)
+	}
+	if got.Version != 1 {
+		return Plan{}, fmt.Errorf("%s: plan version %d (this ckgate understands 1)", PlanKey, got.Version)
+	}
+	if !maps.Equal(got.Source, want.Source) {
+		return Plan{}, fmt.Errorf("%s: %w: the source differs: the checkpoint was written for %s, the spec reads %s",
+			PlanKey, ErrIncompatible, describe(got.Source), describe(want.Source))
+	}
+	if !maps.Equal(got.Sink, want.Sink) {
+		return Plan{}, fmt.Errorf("%s: %w: the sink differs: the checkpoint was written for %s, the spec writes %s",
+			PlanKey, ErrIncompatible, describe(got.Sink), describe(want.Sink))
+	}
+	if got.Fingerprint != want.Fingerprint {
+		return Plan{}, fmt.Errorf("%s: %w: the stateful plan changed (%s); Spark's rule: no change to stateful operators between restarts",
+			PlanKey, ErrIncompatible, planDiff(got.Stateful, want.Stateful))
+	}
+	if got.Partitions <= 0 {
+		return Plan{}, fmt.Errorf("%s: %w: partitions %d", PlanKey, ErrCorrupt, got.Partitions)
+	}
+	return got, nil
+}
+
+func describe(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return "{" + strings.Join(parts, " ") + "}"
+}
+
+func planDiff(a, b PlanStateful) string {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	var ma, mb map[string]any
+	_ = json.Unmarshal(ja, &ma)
+	_ = json.Unmarshal(jb, &mb)
+	var diffs []string
+	for _, k := range slices.Sorted(maps.Keys(mergeKeys(ma, mb))) {
+		x, _ := json.Marshal(ma[k])
+		y, _ := json.Marshal(mb[k])
+		if !bytes.Equal(x, y) {
+			diffs = append(diffs, fmt.Sprintf("%s: %s → %s", k, x, y))
+		}
+	}
+	if len(diffs) == 0 {
+		return "fingerprint differs"
+	}
+	return strings.Join(diffs, "; ")
+}
+
+func mergeKeys(a, b map[string]any) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}

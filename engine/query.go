@@ -1,0 +1,327 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/expr"
+	"github.com/ckgate/ckgate/engine/operator"
+	"github.com/ckgate/ckgate/engine/sink"
+	"github.com/ckgate/ckgate/engine/source"
+	"github.com/ckgate/ckgate/engine/spec"
+	"github.com/ckgate/ckgate/engine/state"
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// Options configure Open.
+type Options struct {
+	// Checkpoint is the checkpoint root. Required.
+	Checkpoint gateway.Store
+	// CheckpointURL names it in messages and progress.
+	CheckpointURL string
+	// Registry opens the source and sink locations (store URLs or paths).
+	// Required for files sources and sinks.
+	Registry *gateway.Registry
+	// BaseDir resolves relative source and sink paths (default: the
+	// working directory).
+	BaseDir string
+	// Session is the template of the writer session (QueryID is set by
+	// Open from the checkpoint's metadata, or a new id).
+	Session gateway.SessionOptions
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Console is where a console sink writes.
+	Console io.Writer
+	Logger  *slog.Logger
+}
+
+// Query is an open streaming query: the single writer of its checkpoint.
+type Query struct {
+	spec  *spec.Spec
+	opts  Options
+	sess  *gateway.Session
+	cp    gateway.Store
+	id    string
+	runID string
+	plan  Plan
+
+	src   source.Source
+	snk   sink.Sink
+	op    operator.Operator
+	where *expr.Expr
+	st    *state.Store
+	parts int
+
+	tips   []state.Tip
+	loaded bool
+	opened []gateway.Store
+
+	next      int64  // the next batch id
+	start     string // end offset of the last committed batch
+	wm        int64  // watermark of the next batch
+	lastWm    int64  // watermark the last batch ran with
+	rerun     *logged
+	restored  Restored
+	lastBatch int64
+	closed    bool
+}
+
+// logged is an offsets/N entry to re-run.
+type logged struct {
+	batch      int64
+	start, end string
+	wm, ts     int64
+}
+
+// Restored says where Open found the checkpoint.
+type Restored struct {
+	New            bool   // no batch had run
+	LastCommitted  int64  // -1 when none
+	RerunBatch     int64  // -1 when none: offsets/N without commits/N
+	Watermark      int64  // of the next batch
+	PartitionsSpec int    // partitions in the spec
+	Partitions     int    // partitions in use (fixed by the first run)
+	QueryID        string //
+}
+
+// ID returns the query id (from the checkpoint's metadata).
+func (q *Query) ID() string { return q.id }
+
+// RunID returns the id of this run.
+func (q *Query) RunID() string { return q.runID }
+
+// Restored says what Open found.
+func (q *Query) Restored() Restored { return q.restored }
+
+// Session returns the writer session.
+func (q *Query) Session() *gateway.Session { return q.sess }
+
+// NewUUID returns a random RFC 4122 version 4 UUID.
+func NewUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := fmt.Sprintf("%x", b)
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// Open takes the checkpoint of s (refusing one that another query or plan
+// wrote), opens the source and sink, and finds where to resume.
+func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error) {
+	if opts.Checkpoint == nil {
+		return nil, errors.New("engine: no checkpoint store")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	q := &Query{spec: s, opts: opts, runID: NewUUID(), next: 0, lastBatch: -1}
+	if s.Where != "" {
+		if q.where, err = expr.Parse(s.Where); err != nil {
+			return nil, fmt.Errorf("where: %w", err)
+		}
+	}
+	id, fresh, err := readQueryID(ctx, opts.Checkpoint)
+	if err != nil {
+		return nil, err
+	}
+	q.id = id
+	so := opts.Session
+	so.QueryID = id
+	if so.Now == nil {
+		so.Now = opts.Now
+	}
+	if so.Logger == nil {
+		so.Logger = opts.Logger
+	}
+	q.sess, err = gateway.OpenSession(ctx, opts.Checkpoint, so)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			q.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	q.cp = q.sess.Store()
+	if fresh {
+		md := checkpoint.StreamMetadata{ID: id}.Encode()
+		if _, err := q.cp.Put(ctx, checkpoint.MetadataKey, md, gateway.IfAbsent()); err != nil && !errors.Is(err, gateway.ErrExists) {
+			return nil, fmt.Errorf("write metadata: %w", err)
+		}
+		if got, _, err := readQueryID(ctx, q.cp); err != nil {
+			return nil, err
+		} else if got != id {
+			return nil, fmt.Errorf("metadata: %w: holds query id %s, not %s", gateway.ErrInUse, got, id)
+		}
+	}
+	env := source.Env{Checkpoint: q.cp, CreateEntry: q.sess.CreateEntry, Dir: "sources/0", Open: q.open, Now: opts.Now}
+	if q.src, err = source.New(ctx, s, env); err != nil {
+		return nil, err
+	}
+	senv := sink.Env{QueryID: id, Checkpoint: q.cp, Open: q.openFenced, Console: opts.Console, Now: opts.Now}
+	if q.snk, err = sink.New(ctx, s, senv); err != nil {
+		return nil, err
+	}
+	ps := planOf(s)
+	want := Plan{Version: 1, Name: s.Name, Fingerprint: fingerprint(ps), Stateful: ps, Partitions: s.Partitions,
+		Source: q.src.Identity(), Sink: q.snk.Identity()}
+	if q.plan, err = checkPlan(ctx, q.cp, want); err != nil {
+		return nil, err
+	}
+	q.parts = q.plan.Partitions
+	if q.op, err = operator.New(s, operator.Config{Partitions: q.parts}); err != nil {
+		return nil, err
+	}
+	if q.op.Stateful() {
+		md, err := checkpoint.OperatorMetadata{Version: 1, OperatorID: 0, OperatorName: q.op.Name(),
+			Stores: []checkpoint.StoreMetadata{{Name: checkpoint.DefaultStore, NumPartitions: q.parts}}}.Encode()
+		if err != nil {
+			return nil, err
+		}
+		key := checkpoint.OperatorMetadataKey("0")
+		if _, err := q.cp.Put(ctx, key, md, gateway.IfAbsent()); err != nil && !errors.Is(err, gateway.ErrExists) {
+			return nil, fmt.Errorf("write %s: %w", key, err)
+		}
+	}
+	q.st = state.New(q.cp, 0, state.Policy{Every: s.State.SnapshotEvery, Ratio: s.State.SnapshotRatio})
+	q.tips = make([]state.Tip, q.parts)
+	if err := q.recover(ctx); err != nil {
+		return nil, err
+	}
+	q.restored.PartitionsSpec, q.restored.Partitions, q.restored.QueryID = s.Partitions, q.parts, id
+	return q, nil
+}
+
+// readQueryID returns the id in metadata, or a new one.
+func readQueryID(ctx context.Context, st gateway.Store) (string, bool, error) {
+	data, _, err := st.Get(ctx, checkpoint.MetadataKey)
+	if errors.Is(err, gateway.ErrNotFound) {
+		// a first run that took the writer record and stopped before
+		// writing metadata: the checkpoint is that query's
+		rec, _, rerr := st.Get(ctx, gateway.WriterKey)
+		if rerr == nil {
+			if w, perr := gateway.ParseWriterRecord(rec); perr == nil && w.QueryID != "" {
+				return w.QueryID, true, nil
+			}
+		}
+		return NewUUID(), true, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read metadata: %w", err)
+	}
+	md, err := checkpoint.DecodeStreamMetadata(data)
+	if err != nil {
+		return "", false, fmt.Errorf("metadata: %w", err)
+	}
+	return md.ID, false, nil
+}
+
+// resolve makes a relative path absolute against BaseDir.
+func (q *Query) resolve(raw string) (string, error) {
+	if strings.Contains(raw, "://") || filepath.IsAbs(raw) {
+		return raw, nil
+	}
+	base := q.opts.BaseDir
+	if base == "" {
+		return filepath.Abs(raw)
+	}
+	return filepath.Join(base, raw), nil
+}
+
+// open opens a source or sink location and creates it when the backend can
+// (a local directory).
+func (q *Query) open(ctx context.Context, raw string) (gateway.Store, string, error) {
+	if q.opts.Registry == nil {
+		return nil, "", errors.New("engine: no store registry to open " + raw)
+	}
+	p, err := q.resolve(raw)
+	if err != nil {
+		return nil, "", err
+	}
+	u, err := gateway.ParseURL(p)
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := q.opts.Registry.Open(ctx, u.String())
+	if err != nil {
+		return nil, "", err
+	}
+	if u.Scheme == "file" {
+		if err := gateway.MakeBucket(ctx, st); err != nil {
+			gateway.Close(st)
+			return nil, "", err
+		}
+	}
+	q.opened = append(q.opened, st)
+	return st, u.String(), nil
+}
+
+// openFenced is open with writes refused once the session is fenced.
+func (q *Query) openFenced(ctx context.Context, raw string) (gateway.Store, string, error) {
+	st, u, err := q.open(ctx, raw)
+	if err != nil {
+		return nil, "", err
+	}
+	return gateway.Intercept(st, func(ctx context.Context, c gateway.Call, next func(context.Context) error) error {
+		if c.Op.Mutates() {
+			if err := q.sess.Err(); err != nil {
+				return err
+			}
+		}
+		return next(ctx)
+	}), u, nil
+}
+
+// Close stops the query and releases the checkpoint. Closing again does
+// nothing.
+func (q *Query) Close(ctx context.Context) error {
+	if q.closed {
+		return nil
+	}
+	q.closed = true
+	var errs []error
+	if q.src != nil {
+		errs = append(errs, q.src.Close())
+	}
+	if q.snk != nil {
+		errs = append(errs, q.snk.Close())
+	}
+	if q.sess != nil {
+		errs = append(errs, q.sess.Close(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// latestIDs lists dir and returns the batch ids present (names that parse
+// as numbers), ascending.
+func latestID(ctx context.Context, st gateway.Store, dir string) (int64, error) {
+	latest := int64(-1)
+	for a, err := range st.List(ctx, dir+"/") {
+		if err != nil {
+			return 0, fmt.Errorf("list %s: %w", dir, err)
+		}
+		name := strings.TrimPrefix(a.Key, dir+"/")
+		if strings.Contains(name, "/") {
+			continue
+		}
+		n, err := strconv.ParseInt(name, 10, 64)
+		if err != nil || n < 0 {
+			continue
+		}
+		latest = max(latest, n)
+	}
+	return latest, nil
+}
