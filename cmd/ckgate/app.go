@@ -117,6 +117,7 @@ func App(opts Options) *cli.App {
 		Action: groupAction,
 		Commands: []*cli.Command{
 			e.storeCommand(),
+			e.validateCommand(),
 			e.runCommand(),
 			e.auditCommand(),
 			e.policyCommand(),

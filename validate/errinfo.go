@@ -1,0 +1,206 @@
+package validate
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"golang.org/x/sys/unix"
+	"google.golang.org/api/googleapi"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// errInfo is what a probe reports about an error: the provider's code,
+// the HTTP status, the request id and the gateway kind.
+type errInfo struct {
+	code      string
+	status    int
+	requestID string
+	kind      string
+	header    http.Header // of the failed response, when known
+}
+
+// kindNames are the short names of the gateway error kinds in results.
+var kindNames = []struct {
+	err  error
+	name string
+}{
+	{gateway.ErrNotFound, "not_found"},
+	{gateway.ErrExists, "exists"},
+	{gateway.ErrPrecondition, "precondition"},
+	{gateway.ErrPermission, "permission"},
+	{gateway.ErrUnavailable, "unavailable"},
+	{gateway.ErrUnsupported, "unsupported"},
+	{gateway.ErrInvalidKey, "invalid_key"},
+	{gateway.ErrDenied, "denied"},
+	{gateway.ErrUnknownOutcome, "unknown_outcome"},
+}
+
+// kindName returns the short name of err's gateway kind, or "".
+func kindName(err error) string {
+	k := gateway.KindOf(err)
+	for _, n := range kindNames {
+		if k == n.err {
+			return n.name
+		}
+	}
+	return ""
+}
+
+// inspect digs the provider's details out of err's chain: AWS (smithy
+// API errors and response errors), Azure (*azcore.ResponseError), Google
+// (*googleapi.Error), and the local ones (errno, DNS, TLS, timeouts).
+func inspect(err error) errInfo {
+	var info errInfo
+	if err == nil {
+		return info
+	}
+	info.kind = kindName(err)
+
+	var (
+		apiCode interface{ ErrorCode() string }
+		reqID   interface{ ServiceRequestID() string }
+		status  interface{ HTTPStatusCode() int }
+		azErr   *azcore.ResponseError
+		gErr    *googleapi.Error
+		dnsErr  *net.DNSError
+		errno   syscall.Errno
+		unknown x509.UnknownAuthorityError
+		host    x509.HostnameError
+		invalid x509.CertificateInvalidError
+		netErr  net.Error
+	)
+	switch {
+	case errors.As(err, &azErr):
+		info.code, info.status = azErr.ErrorCode, azErr.StatusCode
+		if azErr.RawResponse != nil {
+			info.header = azErr.RawResponse.Header
+			info.requestID = azErr.RawResponse.Header.Get("x-ms-request-id")
+		}
+	case errors.As(err, &gErr):
+		info.status = gErr.Code
+		if len(gErr.Errors) > 0 {
+			info.code = gErr.Errors[0].Reason
+		}
+		info.header = gErr.Header
+		if gErr.Header != nil {
+			info.requestID = gErr.Header.Get("X-Guploader-Uploadid")
+		}
+	case errors.As(err, &apiCode):
+		info.code = apiCode.ErrorCode()
+	}
+	if info.requestID == "" && errors.As(err, &reqID) {
+		info.requestID = reqID.ServiceRequestID()
+	}
+	if info.status == 0 && errors.As(err, &status) {
+		info.status = status.HTTPStatusCode()
+	}
+	if info.code != "" {
+		return info
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		info.code = "TIMEOUT"
+	case errors.Is(err, context.Canceled):
+		info.code = "CANCELED"
+	case errors.As(err, &dnsErr):
+		switch {
+		case dnsErr.IsNotFound:
+			info.code = "NXDOMAIN"
+		case dnsErr.IsTimeout:
+			info.code = "DNS_TIMEOUT"
+		default:
+			info.code = "DNS_ERROR"
+		}
+	case errors.As(err, &errno):
+		if name := unix.ErrnoName(errno); name != "" {
+			info.code = name
+		} else {
+			info.code = "ERRNO_" + strconv.Itoa(int(errno))
+		}
+	case errors.As(err, &unknown):
+		info.code = "X509_UNKNOWN_AUTHORITY"
+	case errors.As(err, &host):
+		info.code = "X509_HOSTNAME_MISMATCH"
+	case errors.As(err, &invalid):
+		info.code = "X509_INVALID"
+	case errors.As(err, &netErr) && netErr.Timeout():
+		info.code = "TIMEOUT"
+	case info.status != 0:
+		info.code = "HTTP_" + strconv.Itoa(info.status)
+	}
+	return info
+}
+
+// sdkNoise matches the parts of AWS SDK messages a result shows in its
+// own fields (the request id) or that help nobody here (the host id).
+var sdkNoise = regexp.MustCompile(`, (RequestID|HostID): [^,]*`)
+
+// firstLine returns s up to its first line break, without SDK noise, cut
+// at 400 bytes.
+func firstLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	s = sdkNoise.ReplaceAllString(s, "")
+	if len(s) > 400 {
+		s = s[:400] + "..."
+	}
+	return strings.TrimSpace(s)
+}
+
+// redactor masks secret values (SAS signatures, keys, connection strings,
+// tokens) in every message a report carries.
+type redactor struct {
+	secrets []string
+}
+
+// add registers a secret; short values are ignored (they would mask
+// ordinary words).
+func (r *redactor) add(secrets ...string) {
+	for _, s := range secrets {
+		s = strings.TrimPrefix(strings.TrimSpace(s), "?")
+		if len(s) >= 8 {
+			r.secrets = append(r.secrets, s)
+		}
+	}
+}
+
+// secretParam matches query parameters whose values are secrets.
+var secretParams = []string{"sig=", "signature=", "x-amz-signature=", "x-amz-security-token=", "accountkey=", "sharedaccesssignature=", "access_token="}
+
+// clean returns msg with every registered secret and every secret-looking
+// query or connection-string value masked.
+func (r *redactor) clean(msg string) string {
+	for _, s := range r.secrets {
+		msg = strings.ReplaceAll(msg, s, "REDACTED")
+	}
+	lower := strings.ToLower(msg)
+	for _, p := range secretParams {
+		for start := 0; ; {
+			i := strings.Index(lower[start:], p)
+			if i < 0 {
+				break
+			}
+			i += start + len(p)
+			j := i
+			for j < len(msg) && !strings.ContainsRune("&; \t\"'", rune(msg[j])) {
+				j++
+			}
+			if j > i && msg[i:j] != "REDACTED" {
+				msg = msg[:i] + "REDACTED" + msg[j:]
+				lower = strings.ToLower(msg)
+			}
+			start = i
+		}
+	}
+	return msg
+}
