@@ -100,13 +100,17 @@ func (q *Query) RunBatch(ctx context.Context) (Progress, bool, error) {
 		in++
 		var ts int64
 		if tf != "" {
-			t, ok := operator.EventTime(tfield.Get(r))
-			if !ok {
-				invalid++
-				return nil
+			if v := tfield.Ref(r); v != nil && v.K == row.Int {
+				ts = v.I // epoch ms (the rate source's, for one)
+			} else {
+				t, ok := operator.EventTime(tfield.Get(r))
+				if !ok {
+					invalid++
+					return nil
+				}
+				ts = t
 			}
-			ts = t
-			maxEvent, minEvent = max(maxEvent, t), min(minEvent, t)
+			maxEvent, minEvent = max(maxEvent, ts), min(minEvent, ts)
 		}
 		if q.where != nil && !q.where.Match(r) {
 			filtered++

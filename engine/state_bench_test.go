@@ -106,6 +106,13 @@ func partitioner(keys int64, parts int) func(int64) int {
 	return func(k int64) int { return int(table[k]) }
 }
 
+// defaultPolicy is the state policy a query gets when its spec leaves
+// state: unset (what the engine passes to state.New).
+func defaultPolicy(b testing.TB) state.Policy {
+	c := mustSpec(b, recoverySpec).State
+	return state.Policy{Every: c.SnapshotEvery, Ratio: c.SnapshotRatio}
+}
+
 const recoverySpec = `
 name: p
 source: {kind: rate, rows_per_second: 1}
@@ -123,7 +130,7 @@ func BenchmarkStateIncremental(b *testing.B) {
 	part := partitioner(keys, parts)
 	r := rand.New(rand.NewPCG(1, 2))
 	for b.Loop() {
-		w := newStateWorld(b, keys, parts, state.Policy{Every: 10, Ratio: 3}, localCheckpoint(b))
+		w := newStateWorld(b, keys, parts, defaultPolicy(b), localCheckpoint(b))
 		all := make([]int64, keys)
 		for i := range all {
 			all[i] = int64(i)
@@ -147,26 +154,85 @@ func BenchmarkStateIncremental(b *testing.B) {
 		}
 		benchsum.Record(b, "state_bytes_per_batch_vs_changed", float64(written)/float64(changed), "ratio", "<=1.5")
 
-		// recovery, as the engine does it: load every partition's chain in
-		// parallel, then replay the records into the operator
-		t0, c0 := time.Now(), cpuTime()
-		op, err := operator.New(mustSpec(b, recoverySpec), operator.Config{Partitions: parts})
-		if err != nil {
-			b.Fatal(err)
-		}
-		tips := make([]string, parts)
-		for p, t := range w.tips {
-			tips[p] = t.Name
-		}
-		if _, err := w.st.LoadAll(context.Background(), tips, 8, op.(operator.Reserver).Reserve, op.Restore); err != nil {
-			b.Fatal(err)
-		}
-		rec, cpu := time.Since(t0), cpuTime()-c0
-		if got := op.Stats().NumRowsTotal; got != keys {
-			b.Fatalf("recovered %d keys, want %d", got, keys)
-		}
+		rec, cpu := recoverState(b, w.st, w.tips, keys, parts)
 		benchsum.Record(b, "state_recovery_1M_keys_s", rec.Seconds(), "s", "<=2")
 		benchsum.Record(b, "state_recovery_1M_keys_cpu_s", cpu.Seconds(), "s", "")
+	}
+}
+
+// recoverState recovers the state at tips as the engine does it: load
+// every partition's chain in parallel, then replay the records into the
+// window operator. It returns the wall and CPU time this took.
+func recoverState(b *testing.B, st *state.Store, at []state.Tip, keys int64, parts int) (time.Duration, time.Duration) {
+	b.Helper()
+	t0, c0 := time.Now(), cpuTime()
+	op, err := operator.New(mustSpec(b, recoverySpec), operator.Config{Partitions: parts})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tips := make([]string, parts)
+	for p, t := range at {
+		tips[p] = t.Name
+	}
+	if _, err := st.LoadAll(context.Background(), tips, 8, op.(operator.Reserver).Reserve, op.Restore); err != nil {
+		b.Fatal(err)
+	}
+	rec, cpu := time.Since(t0), cpuTime()-c0
+	if got := op.Stats().NumRowsTotal; got != keys {
+		b.Fatalf("recovered %d keys, want %d", got, keys)
+	}
+	return rec, cpu
+}
+
+// BenchmarkStateRecoveryDeepChain: the same workload as
+// BenchmarkStateIncremental under the default policy, run until the first
+// partition writes a snapshot again; recovery is measured from the
+// versions just before it, where the chains are longest (the worst case
+// the default policy allows at 1% per batch).
+func BenchmarkStateRecoveryDeepChain(b *testing.B) {
+	const keys, parts = 1_000_000, 8
+	part := partitioner(keys, parts)
+	r := rand.New(rand.NewPCG(5, 6))
+	for b.Loop() {
+		w := newStateWorld(b, keys, parts, defaultPolicy(b), localCheckpoint(b))
+		all := make([]int64, keys)
+		for i := range all {
+			all[i] = int64(i)
+		}
+		w.batch(b, 1, all, part)
+		var deepest []state.Tip
+		for v := int64(2); deepest == nil; v++ {
+			if v > 5000 {
+				b.Fatal("no snapshot in 5000 batches")
+			}
+			upd := make([]int64, 0, keys/100)
+			seen := map[int64]bool{}
+			for len(upd) < keys/100 {
+				if k := r.Int64N(keys); !seen[k] {
+					seen[k] = true
+					upd = append(upd, k)
+				}
+			}
+			before := slices.Clone(w.tips)
+			w.batch(b, v, upd, part)
+			for _, t := range w.tips {
+				if t.Snapshot && t.Version == v {
+					deepest = before
+				}
+			}
+		}
+		var files, chain, snap int64
+		for _, t := range deepest {
+			files += t.Depth + 1
+			chain += t.ChainBytes
+			snap += t.SnapBytes
+		}
+		rec, cpu := recoverState(b, w.st, deepest, keys, parts)
+		benchsum.Record(b, "state_recovery_deep_chain_versions", float64(deepest[0].Version), "versions", "")
+		benchsum.Record(b, "state_recovery_deep_chain_files", float64(files), "files", "")
+		benchsum.Record(b, "state_recovery_deep_chain_bytes_vs_snapshot", float64(chain+snap)/float64(snap), "ratio", "")
+		benchsum.Record(b, "state_recovery_deep_chain_1M_keys_s", rec.Seconds(), "s", "<=2")
+		benchsum.Record(b, "state_recovery_deep_chain_1M_keys_cpu_s", cpu.Seconds(), "s", "")
 	}
 }
 
@@ -178,7 +244,7 @@ func BenchmarkStateAmortized(b *testing.B) {
 	part := partitioner(keys, parts)
 	r := rand.New(rand.NewPCG(3, 4))
 	for b.Loop() {
-		w := newStateWorld(b, keys, parts, state.Policy{Every: 10, Ratio: 3}, memstore.New())
+		w := newStateWorld(b, keys, parts, defaultPolicy(b), memstore.New())
 		all := make([]int64, keys)
 		for i := range all {
 			all[i] = int64(i)

@@ -128,7 +128,7 @@ func parseTop(top map[string]json.RawMessage) (Bucket, error) {
 	has := func(k string) bool { _, ok := top[k]; return ok }
 	switch {
 	case has("Rules"):
-		return parseS3Lifecycle(top)
+		return parseS3Combined(top)
 	case has("ObjectLockConfiguration"):
 		return parseS3ObjectLock(top["ObjectLockConfiguration"])
 	case has("Status") || has("MFADelete"):

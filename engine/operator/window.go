@@ -26,12 +26,13 @@ type window struct {
 	size, slide int64
 	aggs        []aggFunc
 	update      bool
+	countOnly   bool  // a single count(*): touch just counts
+	lastStart   int64 // floor(ts/slide)·slide of the last row Add saw
 	names       []string
 	parts       []map[string]*win // generic entries, per partition
 	minEnd      []int64           // of the generic entries, per partition
-	fast        map[intWin]*win   // single integer key entries, all partitions
+	fast        *winTable         // single integer key entries, all partitions
 	fastMinEnd  int64
-	fastDeleted int
 	dirty       [][]*win
 	kbuf        []byte
 	slab        []win
@@ -39,12 +40,13 @@ type window struct {
 }
 
 type win struct {
-	key   string // state key; "" for a fast entry until needed
-	start int64
-	accs  []acc
-	one   [1]acc // accs of a single aggregate, allocated with the window
+	// what a row touches first, so it shares a cache line
 	dirty bool
 	fast  bool
+	accs  []acc
+	one   [1]acc // accs of a single aggregate, allocated with the window
+	key   string // state key; "" for a fast entry until needed
+	start int64
 	ik    intWin
 	p     int
 }
@@ -55,6 +57,7 @@ type intWin struct{ key, start int64 }
 
 func newWindow(k keyed, size, slide int64, aggs []spec.Aggregate, mode string) *window {
 	w := &window{keyed: k, size: size, slide: slide, aggs: compileAggs(aggs), update: mode == spec.Update}
+	w.countOnly = len(w.aggs) == 1 && w.aggs[0].field == ""
 	w.names = outputNames(k.keys, aggs)
 	w.parts = make([]map[string]*win, k.parts)
 	for i := range w.parts {
@@ -66,7 +69,7 @@ func newWindow(k keyed, size, slide int64, aggs []spec.Aggregate, mode string) *
 	}
 	w.fastMinEnd = math.MaxInt64
 	if len(k.keys) == 1 {
-		w.fast = map[intWin]*win{}
+		w.fast = newWinTable(0)
 	}
 	w.dirty = make([][]*win, k.parts)
 	return w
@@ -127,8 +130,12 @@ func (w *window) stateKey(e *win) string {
 }
 
 func (w *window) touch(e *win, r *row.Row) {
-	for i := range w.aggs {
-		w.aggs[i].add(&e.accs[i], r)
+	if w.countOnly {
+		e.one[0].n++
+	} else {
+		for i := range w.aggs {
+			w.aggs[i].add(&e.accs[i], r)
+		}
 	}
 	if !e.dirty {
 		e.dirty = true
@@ -137,16 +144,21 @@ func (w *window) touch(e *win, r *row.Row) {
 }
 
 func (w *window) Add(ts int64, r *row.Row) {
-	last := floorDiv(ts, w.slide) * w.slide
+	// the last window start at or before ts: rows come mostly in time
+	// order, so the previous row's usually holds
+	if d := ts - w.lastStart; ts < w.lastStart || d < 0 || d >= w.slide { // d < 0: it wrapped
+		w.lastStart = floorDiv(ts, w.slide) * w.slide
+	}
+	last := w.lastStart
 	if w.fast != nil {
-		if v := w.fields[0].Get(r); v.K == row.Int {
+		if v := w.fields[0].Ref(r); v != nil && v.K == row.Int {
 			for start := last; start > ts-w.size; start -= w.slide {
 				ik := intWin{v.I, start}
-				e := w.fast[ik]
+				e := w.fast.Get(ik)
 				if e == nil {
 					e = w.newWin("", start)
 					e.fast, e.ik, e.p = true, ik, partitionOfInt(v.I, w.keyed.parts)
-					w.fast[ik] = e
+					w.fast.Put(ik, e)
 					w.fastMinEnd = min(w.fastMinEnd, start+w.size)
 				}
 				w.touch(e, r)
@@ -183,7 +195,7 @@ func (w *window) output(e *win, emit func(*row.Row)) {
 
 func (w *window) held(e *win) bool {
 	if e.fast {
-		return w.fast[e.ik] == e
+		return w.fast.Get(e.ik) == e
 	}
 	return w.parts[e.p][e.key] == e
 }
@@ -196,23 +208,30 @@ func (w *window) Finish(wm int64, emit func(*row.Row)) [][]state.Change {
 	evicted := make([][]*win, len(w.parts))
 	if w.fast != nil && wm >= w.fastMinEnd {
 		minEnd := int64(math.MaxInt64)
-		for k, e := range w.fast {
+		var gone []intWin
+		w.fast.All(func(k intWin, e *win) {
 			if end := e.start + w.size; end <= wm {
 				evicted[e.p] = append(evicted[e.p], e)
-				delete(w.fast, k)
-				w.fastDeleted++
+				gone = append(gone, k)
 			} else {
 				minEnd = min(minEnd, end)
 			}
+		})
+		if len(gone) > w.fast.Len()/2 {
+			// most entries go: rebuild from the ones that stay
+			keep := newWinTable(w.fast.Len() - len(gone))
+			w.fast.All(func(k intWin, e *win) {
+				if e.start+w.size > wm {
+					keep.Put(k, e)
+				}
+			})
+			w.fast = keep
+		} else {
+			for _, k := range gone {
+				w.fast.Delete(k)
+			}
 		}
 		w.fastMinEnd = minEnd
-		if w.fastDeleted > len(w.fast) {
-			f := make(map[intWin]*win, len(w.fast))
-			for k, e := range w.fast {
-				f[k] = e
-			}
-			w.fast, w.fastDeleted = f, 0 // drop the tombstones
-		}
 	}
 	for p, m := range w.parts {
 		if w.update {
@@ -285,9 +304,7 @@ func (w *window) Reserve(p, n int) {
 		return
 	}
 	if w.fast != nil {
-		if len(w.fast) == 0 {
-			w.fast = make(map[intWin]*win, n*len(w.parts))
-		}
+		w.fast.Reserve(n)
 		return
 	}
 	if len(w.parts[p]) == 0 {
@@ -318,7 +335,7 @@ func (w *window) Restore(p int, c state.Change) error {
 	fast := w.fast != nil && first.K == row.Int
 	if c.Delete {
 		if fast {
-			delete(w.fast, intWin{first.I, start})
+			w.fast.Delete(intWin{first.I, start})
 		} else {
 			delete(w.parts[p], string(c.Key))
 		}
@@ -343,7 +360,7 @@ func (w *window) Restore(p int, c state.Change) error {
 		return fmt.Errorf("window state key %x: %d bytes after the aggregates", c.Key, len(b))
 	}
 	if fast {
-		w.fast[e.ik] = e // a later delta's entry replaces the older one
+		w.fast.Put(e.ik, e) // a later delta's entry replaces the older one
 		w.fastMinEnd = min(w.fastMinEnd, start+w.size)
 	} else {
 		w.parts[p][e.key] = e
@@ -357,10 +374,12 @@ func (w *window) Snapshot(p int, add func(state.Change)) {
 	for _, e := range w.parts[p] {
 		es = append(es, e)
 	}
-	for _, e := range w.fast {
-		if e.p == p {
-			es = append(es, e)
-		}
+	if w.fast != nil {
+		w.fast.All(func(_ intWin, e *win) {
+			if e.p == p {
+				es = append(es, e)
+			}
+		})
 	}
 	keys := make([]string, len(es))
 	for i, e := range es {
@@ -387,7 +406,9 @@ func (w *window) snapKey(e *win) string {
 
 func (w *window) Stats() Stats {
 	s := w.stats
-	s.NumRowsTotal = int64(len(w.fast))
+	if w.fast != nil {
+		s.NumRowsTotal = int64(w.fast.Len())
+	}
 	for _, m := range w.parts {
 		s.NumRowsTotal += int64(len(m))
 	}

@@ -156,3 +156,17 @@ func (f *Field) Get(r *Row) Value {
 	}
 	return r.Vals[f.idx]
 }
+
+// Ref returns the field's value in r (without copying it), or nil.
+func (f *Field) Ref(r *Row) *Value {
+	if len(r.Names) == 0 {
+		return nil
+	}
+	if &r.Names[0] != f.names || len(r.Names) != f.n {
+		f.names, f.n, f.idx = &r.Names[0], len(r.Names), r.Index(f.Name)
+	}
+	if f.idx < 0 {
+		return nil
+	}
+	return &r.Vals[f.idx]
+}

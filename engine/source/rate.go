@@ -94,6 +94,9 @@ func (r *rate) parse(s string) (int64, error) {
 	return o.Offset, nil
 }
 
+// mulDiv returns i×m/d and the remainder, as timeOf computes them.
+func mulDiv(i, m, d int64) (int64, int64) { return i * m / d, i * m % d }
+
 // timeOf is the event time of row i.
 func (r *rate) timeOf(i int64) int64 { return r.startMs + i*1000/r.rps }
 
@@ -139,17 +142,38 @@ func (r *rate) Read(ctx context.Context, start, end string, emit func(*row.Row) 
 	}
 	vals := make([]row.Value, len(r.names))
 	rw := row.Row{Names: r.names, Vals: vals}
+	// the time and key of row i, kept up to date as i grows (no division
+	// per row): ts = startMs + q, where q = i×1000/rps and rem the rest
+	if from >= to {
+		return nil
+	}
+	q, rem := mulDiv(from, 1000, r.rps)
+	key := int64(0)
+	if r.keys > 0 {
+		key = from % r.keys
+	}
 	for i := from; i < to; i++ {
 		if i&0xffff == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		vals[0] = row.Value{K: row.Int, I: r.timeOf(i)}
+		// a consumer may have changed a value: set every field whole
+		vals[0] = row.Value{K: row.Int, I: r.startMs + q}
 		vals[1] = row.Value{K: row.Int, I: i}
 		if r.keys > 0 {
-			vals[2] = row.Value{K: row.Int, I: i % r.keys}
+			vals[2] = row.Value{K: row.Int, I: key}
+			if key++; key == r.keys {
+				key = 0
+			}
 		}
 		if err := emit(&rw); err != nil {
 			return err
+		}
+		if rem += 1000; rem >= r.rps {
+			if r.rps >= 1000 {
+				q, rem = q+1, rem-r.rps // rem < 2×rps here
+			} else {
+				q, rem = q+rem/r.rps, rem%r.rps
+			}
 		}
 	}
 	return nil

@@ -139,11 +139,11 @@ type Trigger struct {
 
 // StateConf tunes the state store.
 type StateConf struct {
-	// SnapshotEvery is K: a snapshot at most every K versions of a
-	// partition (default 10).
+	// SnapshotEvery is K: a partition's chain holds at most K deltas, so
+	// a snapshot comes at least every K+1 versions (default 1000).
 	SnapshotEvery int `yaml:"snapshot_every"`
-	// SnapshotRatio defers a snapshot until the deltas since the last one
-	// add up to this fraction of its size (default 0: every K versions).
+	// SnapshotRatio: a snapshot as soon as the deltas since the last one
+	// add up to this many times its size (default 2.5; 0 means the default).
 	SnapshotRatio float64 `yaml:"snapshot_ratio"`
 }
 
@@ -151,7 +151,8 @@ type StateConf struct {
 const (
 	DefaultPartitions       = 8
 	DefaultMaxFilesPerBatch = 100
-	DefaultSnapshotEvery    = 10
+	DefaultSnapshotEvery    = 1000
+	DefaultSnapshotRatio    = 2.5
 	DefaultInterval         = time.Second
 )
 

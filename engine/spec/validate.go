@@ -69,7 +69,10 @@ func (s *Spec) validate() error {
 	case s.State.SnapshotEvery < 0 || s.State.SnapshotEvery > 100000:
 		return bad("state.snapshot_every", "%d: want 1 to 100000 versions", s.State.SnapshotEvery)
 	}
-	if s.State.SnapshotRatio < 0 || s.State.SnapshotRatio > 1000 {
+	switch {
+	case s.State.SnapshotRatio == 0:
+		s.State.SnapshotRatio = DefaultSnapshotRatio
+	case s.State.SnapshotRatio < 0 || s.State.SnapshotRatio > 1000:
 		return bad("state.snapshot_ratio", "%v: want 0 to 1000", s.State.SnapshotRatio)
 	}
 	return nil

@@ -19,11 +19,12 @@
 // to rebuild the partition: follow the bases back to a snapshot (or to the
 // empty map), then apply the files oldest first. A partition's first file
 // is a snapshot; later a snapshot is written instead of a delta when the
-// chain has Policy.Every deltas and the deltas since the last snapshot add
-// up to at least Policy.Ratio times its size. Every bounds the files a
-// recovery reads; Ratio bounds the bytes a batch writes on average (a
-// snapshot of S bytes costs S/(Ratio·S/delta) = delta/Ratio per batch) and
-// the bytes a recovery reads (at most (1+Ratio)·S).
+// deltas since the last snapshot (the new one included) add up to at least
+// Policy.Ratio times its size, or when the chain already has Policy.Every
+// deltas, whichever comes first. Ratio bounds the bytes a batch writes on
+// average (a snapshot of S bytes follows about Ratio·S bytes of deltas, so
+// it costs at most delta/Ratio per batch) and the bytes a recovery reads
+// (at most about (1+Ratio)·S); Every bounds the files a recovery reads.
 //
 // # Encoding (version 1)
 //

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -12,12 +13,18 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 )
 
-// Policy says when a partition gets a snapshot instead of a delta.
+// Policy says when a partition gets a snapshot instead of a delta: when
+// the deltas since the last snapshot, the new one included, add up to at
+// least Ratio × that snapshot's size, or when the chain would otherwise
+// hold more than Every deltas, whichever comes first.
 type Policy struct {
-	// Every: a snapshot once a chain has this many deltas (K, default 10).
+	// Every (K) caps the deltas in a chain, and so the files a recovery
+	// reads per partition (default 10).
 	Every int
-	// Ratio: ...and once its deltas add up to Ratio × the snapshot's size
-	// (0: as soon as Every is reached).
+	// Ratio bounds the bytes written per batch: a snapshot of S bytes is
+	// written after about Ratio·S bytes of deltas, so it adds at most
+	// 1/Ratio to the bytes of the deltas. 0: no ratio rule (a snapshot
+	// every K deltas).
 	Ratio float64
 }
 
@@ -86,30 +93,57 @@ type Loaded struct {
 	Bytes int64
 }
 
-// Load rebuilds partition part from the chain ending at tip and calls
-// apply for every record, oldest file first.
+// Load rebuilds partition part from the chain ending at tip: it calls
+// apply once for every entry of the state at tip, keys ascending (each a
+// put: the newest record of its key in the chain; a key whose newest
+// record is a delete is not in the state).
 func (s *Store) Load(ctx context.Context, part int, tip string, apply func(Change) error) (Loaded, error) {
+	l, recs, err := s.loadRecs(ctx, part, tip)
+	if err != nil {
+		return l, err
+	}
+	for _, c := range recs {
+		if err := apply(c); err != nil {
+			return l, err
+		}
+	}
+	return l, nil
+}
+
+// decodeAll returns the header and records of a state file (aliasing
+// data).
+func decodeAll(data []byte) (Header, []Change, error) {
+	recs := make([]Change, 0, len(data)/32) // a guess: small keys and values
+	h, err := Decode(data, func(c Change) error {
+		recs = append(recs, c)
+		return nil
+	})
+	return h, recs, err
+}
+
+// loadRecs returns the entries of partition part at tip, keys ascending.
+func (s *Store) loadRecs(ctx context.Context, part int, tip string) (Loaded, []Change, error) {
 	var out Loaded
 	if tip == "" {
-		return out, nil
+		return out, nil, nil
 	}
 	type file struct {
 		key  string
-		data []byte
+		recs []Change
 	}
 	var chain []file
 	for name := tip; name != ""; {
 		if len(chain) > 100000 {
-			return out, fmt.Errorf("%s: state chain longer than 100000 files", s.Key(part, tip))
+			return out, nil, fmt.Errorf("%s: state chain longer than 100000 files", s.Key(part, tip))
 		}
 		key := s.Key(part, name)
 		data, _, err := s.st.Get(ctx, key)
 		if err != nil {
-			return out, fmt.Errorf("state partition %d: %w", part, err)
+			return out, nil, fmt.Errorf("state partition %d: %w", part, err)
 		}
-		h, err := Decode(data, nil)
+		h, recs, err := decodeAll(data)
 		if err != nil {
-			return out, fmt.Errorf("%s: %w", key, err)
+			return out, nil, fmt.Errorf("%s: %w", key, err)
 		}
 		if len(chain) == 0 {
 			out.Tip = Tip{Name: tip, Version: h.Version, Snapshot: h.Snapshot, Depth: h.Depth, ChainBytes: h.ChainBytes, SnapBytes: h.SnapBytes}
@@ -117,17 +151,85 @@ func (s *Store) Load(ctx context.Context, part int, tip string, apply func(Chang
 				out.Tip.SnapBytes = int64(len(data))
 			}
 		}
-		chain = append(chain, file{key, data})
+		chain = append(chain, file{key, recs})
 		out.Bytes += int64(len(data))
 		name = h.Base
 	}
 	out.Files = len(chain)
-	for i := len(chain) - 1; i >= 0; i-- {
-		if _, err := Decode(chain[i].data, apply); err != nil {
-			return out, fmt.Errorf("%s: %w", chain[i].key, err)
+	if len(chain) == 1 {
+		return out, chain[0].recs, nil
+	}
+	// every file holds its keys in ascending order: merge them, the newest
+	// record of each key winning, so each live entry is applied once
+	// (a long chain of small deltas over a large snapshot costs a merge,
+	// not a map update per record)
+	files := make([][]Change, len(chain)) // files[0] is the tip, the newest
+	most := 0
+	for i, f := range chain {
+		files[i] = f.recs
+		most = max(most, len(f.recs))
+	}
+	return out, mergeNewest(files, make([]Change, 0, most+most/8)), nil
+}
+
+// mergeNewest appends to out, keys ascending, the newest record of every
+// key in files (each ascending; files[0] the newest) that is a put.
+func mergeNewest(files [][]Change, out []Change) []Change {
+	pos := make([]int, len(files))
+	// a binary min-heap of file indexes by (current key, index)
+	h := make([]int, 0, len(files))
+	less := func(a, b int) bool {
+		if c := bytes.Compare(files[a][pos[a]].Key, files[b][pos[b]].Key); c != 0 {
+			return c < 0
+		}
+		return a < b
+	}
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(h) && less(h[r], h[l]) {
+				m = r
+			}
+			if !less(h[m], h[i]) {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
 		}
 	}
-	return out, nil
+	for f := range files {
+		if len(files[f]) > 0 {
+			h = append(h, f)
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	// advance moves the top file to its next record (or drops it)
+	advance := func() {
+		f := h[0]
+		pos[f]++
+		if pos[f] == len(files[f]) {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+	}
+	for len(h) > 0 {
+		c := files[h[0]][pos[h[0]]]
+		advance()
+		for len(h) > 0 && bytes.Equal(files[h[0]][pos[h[0]]].Key, c.Key) {
+			advance() // an older record of the same key
+		}
+		if !c.Delete {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Written is what Write wrote.
@@ -148,8 +250,8 @@ func (s *Store) Write(ctx context.Context, part int, version int64, prev Tip, ch
 	}
 	// a chain never starts from nothing: the first file of a partition is
 	// a snapshot (it holds the whole state anyway)
-	snapshot := prev.Name == "" || (prev.Depth+1 > int64(s.policy.Every) &&
-		float64(prev.ChainBytes+size) >= s.policy.Ratio*float64(prev.SnapBytes))
+	snapshot := prev.Name == "" || prev.Depth+1 > int64(s.policy.Every) ||
+		(s.policy.Ratio > 0 && float64(prev.ChainBytes+size) >= s.policy.Ratio*float64(prev.SnapBytes))
 	var h Header
 	var enc *Encoder
 	if snapshot {
@@ -220,11 +322,7 @@ func (s *Store) LoadAll(ctx context.Context, tips []string, workers int, reserve
 				return
 			}
 			defer func() { <-sem }()
-			var recs []Change
-			l, err := s.Load(ctx, p, tips[p], func(c Change) error {
-				recs = append(recs, c)
-				return nil
-			})
+			l, recs, err := s.loadRecs(ctx, p, tips[p])
 			results[p] = result{l, recs, err}
 		}()
 	}
