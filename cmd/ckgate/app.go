@@ -121,6 +121,8 @@ func App(opts Options) *cli.App {
 			e.runCommand(),
 			e.auditCommand(),
 			e.policyCommand(),
+			e.gapCommand(),
+			e.archiveCommand(),
 		},
 	}
 	for _, c := range app.Commands {

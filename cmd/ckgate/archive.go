@@ -1,0 +1,178 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/lifecycle"
+	"github.com/ckgate/ckgate/policy"
+)
+
+// archiveCommand is `ckgate archive URL DEST [--fresh-start]`.
+func (e *env) archiveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "archive",
+		Usage:     "copy a checkpoint, verified, to another store; with --fresh-start mark it archived",
+		ArgsUsage: "URL DEST",
+		Description: "Copies every key of the checkpoint at URL, byte for byte, to DEST (any store to any store;\n" +
+			"create-only writes), re-lists DEST and compares every key's size and SHA-256 with the source,\n" +
+			"then writes the manifest (keys, sizes, SHA-256) to DEST/_ckgate/archive-manifest.json. The\n" +
+			"source is not changed. A DEST that already holds any key is refused (exit 3): a second archive\n" +
+			"to the same DEST never mixes two copies. Stop the query first: a live ckgate writer is refused.\n\n" +
+			"--fresh-start --reason TEXT then writes URL/_ckgate/archived.json (create-only): DEST, the time,\n" +
+			"the principal, the reason and --new URL (the new root, which must be empty). The old checkpoint is kept as it is, never deleted. Run the query\n" +
+			"on a new, empty checkpoint root afterwards:\n\n" +
+			"   ckgate run SPEC --checkpoint NEW_URL\n\n" +
+			"A root already archived for a fresh start is refused (exit 3). Every write (to DEST and the\n" +
+			"marker) is decided by the policy as principal --principal of kind housekeeping, which may write\n" +
+			"but never delete under a checkpoint root; --decision-log records the decisions.\n\n" +
+			"Exit status: 0 archived and verified; 1 a copy or verification failure; 2 not a checkpoint or\n" +
+			"unreadable; 3 DEST not empty, the root already archived, or a live writer; 4 denied by policy.",
+		Flags: append([]cli.Flag{
+			&cli.BoolFlag{Name: "fresh-start", Usage: "mark URL archived (to DEST) so the query starts on a new root"},
+			&cli.StringFlag{Name: "new", Usage: "with --fresh-start: the new, empty checkpoint root `URL` the query runs on (recorded in the marker)"},
+			&cli.StringFlag{Name: "reason", Usage: "why (required with --fresh-start): recorded in the marker and manifest"},
+			&cli.StringFlag{Name: "principal", Usage: "who archives, recorded and given to the policy (default: the OS user)"},
+			&cli.IntFlag{Name: "concurrency", Value: 8, Usage: "copy `N` keys at a time"},
+			decisionLogFlag(),
+			formatFlag(),
+		}, policyFlags()...),
+		Action: e.archive,
+	}
+}
+
+// location is a store URL without its query: the root the policy sees.
+func location(raw string) string {
+	u, err := gateway.ParseURL(raw)
+	if err != nil {
+		return raw
+	}
+	u.RawQuery = ""
+	return strings.TrimSuffix(u.String(), "/")
+}
+
+func (e *env) archive(c *cli.Context) error {
+	a, err := args(c, 2, 2)
+	if err != nil {
+		return err
+	}
+	f, err := format(c)
+	if err != nil {
+		return err
+	}
+	fresh, reason := c.Bool("fresh-start"), strings.TrimSpace(c.String("reason"))
+	if fresh && reason == "" {
+		return usageErrorf(c, "--fresh-start needs --reason TEXT (recorded in %s)", lifecycle.ArchivedKey)
+	}
+	if c.Int("concurrency") <= 0 {
+		return usageErrorf(c, "--concurrency %d: want a positive number", c.Int("concurrency"))
+	}
+	if location(a[0]) == location(a[1]) {
+		return usageErrorf(c, "URL and DEST are the same location")
+	}
+	newRoot := c.String("new")
+	if newRoot != "" && !fresh {
+		return usageErrorf(c, "--new needs --fresh-start")
+	}
+	if newRoot != "" && (location(newRoot) == location(a[0]) || location(newRoot) == location(a[1])) {
+		return usageErrorf(c, "--new %s: the new root must differ from URL and DEST", gateway.Redact(newRoot))
+	}
+	who := c.String("principal")
+	if who == "" {
+		who = principal()
+	}
+	p := policy.Principal{ID: who, Kind: policy.KindHousekeeping}
+	eng, err := e.policyEngine(c)
+	if err != nil {
+		return err
+	}
+	log, closeLog, err := e.decisionLog(c)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	ctx := c.Context
+	src, err := e.openStore(ctx, c, a[0])
+	if err != nil {
+		return err
+	}
+	defer gateway.Close(src)
+	dst, err := e.openStore(ctx, c, a[1])
+	if err != nil {
+		return err
+	}
+	defer gateway.Close(dst)
+	if u, _ := gateway.ParseURL(a[1]); u != nil && u.Scheme == "file" {
+		if err := gateway.MakeBucket(ctx, dst); err != nil {
+			return fmt.Errorf("archive destination %s: %w", gateway.Redact(a[1]), err)
+		}
+	}
+	var newStore gateway.Store
+	if newRoot != "" {
+		if newStore, err = e.openStore(ctx, c, newRoot); err != nil {
+			return err
+		}
+		defer gateway.Close(newStore)
+	}
+	src = gateway.WithAuthorizer(src, policy.NewAuthorizer(eng, p, location(a[0]), policy.Facts{}, log))
+	dst = gateway.WithAuthorizer(dst, policy.NewAuthorizer(eng, p, location(a[1]), policy.Facts{}, log))
+	res, err := lifecycle.Archive(ctx, src, dst, lifecycle.ArchiveOptions{
+		Source: a[0], Dest: a[1], FreshStart: fresh, Reason: reason, NewRoot: newRoot, NewStore: newStore,
+		Principal:   lifecycle.Principal{ID: p.ID, Kind: p.Kind},
+		Concurrency: c.Int("concurrency"),
+	})
+	if lerr := log.Err(); lerr != nil && err == nil {
+		err = fmt.Errorf("decision log: %w", lerr)
+	}
+	switch {
+	case errors.Is(err, checkpoint.ErrNotCheckpoint):
+		return &InputError{Err: fmt.Errorf("%s: %w", gateway.Redact(a[0]), err)}
+	case err != nil:
+		return err
+	}
+	if f == "json" {
+		return printJSON(e.stdout, archiveSummary(res))
+	}
+	m := res.Manifest
+	fmt.Fprintf(e.stdout, "archived %s → %s: %d files, %s, verified (size and SHA-256 of every key) in %s (%.1f MB/s)\n",
+		m.Source, m.Dest, m.Files, bytesText(m.Bytes), res.Duration.Round(1e6), float64(m.Bytes)/1e6/max(res.Duration.Seconds(), 1e-9))
+	if res.ManifestWritten {
+		fmt.Fprintf(e.stdout, "manifest %s (sha256 %s)\n", lifecycle.ManifestKey, res.ManifestSHA256)
+	} else {
+		fmt.Fprintf(e.stdout, "the source is itself an archive: its manifest was copied and kept\n")
+	}
+	if res.Marker != nil {
+		fmt.Fprintf(e.stdout, "marked %s archived (%s) by %s: %s\n", m.Source, lifecycle.ArchivedKey, res.Marker.Principal.ID, res.Marker.Reason)
+		next := "NEW_URL"
+		if res.Marker.NewRoot != "" {
+			next = res.Marker.NewRoot
+		}
+		fmt.Fprintf(e.stdout, "next: run the query on the new, empty checkpoint root: ckgate run SPEC --checkpoint %s\n", next)
+		fmt.Fprintf(e.stdout, "      (the old root is kept; write the new run's output apart from the old one and reconcile)\n")
+	}
+	return nil
+}
+
+type archiveJSON struct {
+	Source          string                    `json:"source"`
+	Dest            string                    `json:"dest"`
+	Files           int                       `json:"files"`
+	Bytes           int64                     `json:"bytes"`
+	DurationMs      int64                     `json:"duration_ms"`
+	Verified        bool                      `json:"verified"`
+	ManifestKey     string                    `json:"manifest_key"`
+	ManifestSHA256  string                    `json:"manifest_sha256"`
+	ManifestWritten bool                      `json:"manifest_written"`
+	Marker          *lifecycle.ArchivedRecord `json:"archived,omitempty"`
+}
+
+func archiveSummary(r *lifecycle.ArchiveResult) archiveJSON {
+	return archiveJSON{Source: r.Manifest.Source, Dest: r.Manifest.Dest, Files: r.Manifest.Files, Bytes: r.Manifest.Bytes,
+		DurationMs: r.Duration.Milliseconds(), Verified: true, ManifestKey: lifecycle.ManifestKey, ManifestSHA256: r.ManifestSHA256,
+		ManifestWritten: r.ManifestWritten, Marker: r.Marker}
+}

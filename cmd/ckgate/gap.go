@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/lifecycle"
+)
+
+// gapCommand is `ckgate gap URL`: can the sources still replay what the
+// checkpoint resumes from?
+func (e *env) gapCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "gap",
+		Usage:     "check that the sources still hold what a checkpoint resumes from",
+		ArgsUsage: "URL",
+		Description: "Reads the checkpoint at URL without changing it and compares where it resumes (the end offsets\n" +
+			"of the latest committed batch; an in-flight batch is re-read from there up to its own end offsets)\n" +
+			"with what the sources can still replay.\n\n" +
+			"Kafka (--kafka BROKERS, comma-separated), per partition: ok; gap (EXPIRED records between the\n" +
+			"resume offset and the earliest retained one were deleted by retention); ahead (the checkpoint's\n" +
+			"offset is beyond the end: the topic was truncated or re-created); identity-changed (the topic id\n" +
+			"or cluster id differs from _ckgate/plan.json: the topic was deleted and re-created); missing (the\n" +
+			"topic or partition is gone); new (a partition the checkpoint does not know, read from its start:\n" +
+			"not a problem). A Spark checkpoint has no plan file: its topic identity is unknown, and the report\n" +
+			"says so. File sources: files recorded for an in-flight batch, or recorded and not yet in a batch,\n" +
+			"that no longer exist.\n\n" +
+			"Exit status: 0 no gap; 1 any gap, ahead, identity-changed or missing; 2 not a checkpoint,\n" +
+			"unreadable, or a Kafka checkpoint without --kafka.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "kafka", Usage: "Kafka seed `BROKERS` (host:port,...)"},
+			formatFlag(),
+		},
+		Action: e.gap,
+	}
+}
+
+func (e *env) gap(c *cli.Context) error {
+	a, err := args(c, 1, 1)
+	if err != nil {
+		return err
+	}
+	f, err := format(c)
+	if err != nil {
+		return err
+	}
+	var brokers []string
+	for _, b := range strings.Split(c.String("kafka"), ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			brokers = append(brokers, b)
+		}
+	}
+	opts := lifecycle.GapOptions{Brokers: brokers, Open: func(ctx context.Context, raw string) (gateway.Store, error) {
+		return e.registry.Open(ctx, raw)
+	}}
+	return e.withStore(c, a[0], func(s gateway.Store) error {
+		rep, err := lifecycle.Gap(c.Context, s, opts)
+		switch {
+		case errors.Is(err, checkpoint.ErrNotCheckpoint):
+			return &InputError{Err: fmt.Errorf("%s: %w", gateway.Redact(a[0]), err)}
+		case errors.Is(err, lifecycle.ErrNoBrokers):
+			return usageErrorf(c, "%s: %v: give --kafka BROKERS", gateway.Redact(a[0]), err)
+		case errors.Is(err, checkpoint.ErrCorrupt):
+			return &InputError{Err: err}
+		case err != nil:
+			return fmt.Errorf("gap %s: %w", gateway.Redact(a[0]), err)
+		}
+		if f == "json" {
+			if err := printJSON(e.stdout, rep); err != nil {
+				return err
+			}
+		} else if err := writeGapTable(e, gateway.Redact(a[0]), rep); err != nil {
+			return err
+		}
+		if !rep.OK() {
+			return &FindingsError{Count: rep.Problems, What: "partitions or files the sources can no longer replay"}
+		}
+		return nil
+	})
+}
+
+func writeGapTable(e *env, url string, r *lifecycle.GapReport) error {
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "CHECKPOINT\t%s\n", url)
+	fmt.Fprintf(tw, "STATUS\t%s\n", r.Status)
+	resume := "the initial offsets (no committed batch)"
+	if r.ResumeFrom != nil {
+		resume = fmt.Sprintf("the end offsets of committed batch %d", *r.ResumeFrom)
+	}
+	if r.InFlight != nil {
+		resume += fmt.Sprintf("; in-flight batch %d is re-read up to its end offsets", *r.InFlight)
+	}
+	fmt.Fprintf(tw, "RESUMES FROM\t%s\n", resume)
+	verdict := "OK: the sources still hold everything a restart reads"
+	if !r.OK() {
+		verdict = fmt.Sprintf("GAP: %d partitions or files cannot be replayed", r.Problems)
+	}
+	fmt.Fprintf(tw, "VERDICT\t%s\n", verdict)
+	if a := r.Archived; a != nil {
+		fmt.Fprintf(tw, "ARCHIVED\tto %s at %s by %s (%s): run the query on a new checkpoint root\n",
+			a.ArchivedTo, a.Time.Format(time.RFC3339), a.Principal.ID, a.Reason)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range r.Sources {
+		fmt.Fprintf(e.stdout, "\nSOURCE %s (%s)", s.ID, s.Kind)
+		if s.Kind == "kafka" && s.Identity != nil {
+			fmt.Fprintf(e.stdout, " plan: cluster %s topic %s id %s", dash(s.Identity["cluster_id"]), dash(s.Identity["topic"]), dash(s.Identity["topic_id"]))
+		}
+		if s.Note != "" {
+			fmt.Fprintf(e.stdout, "\n  note: %s", s.Note)
+		}
+		fmt.Fprintln(e.stdout)
+		if len(s.Partitions) > 0 {
+			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "  TOPIC\tPARTITION\tSTATUS\tRESUME\tUNTIL\tSTART\tEND\tEXPIRED\tAHEAD")
+			for _, p := range s.Partitions {
+				status := p.Status
+				if len(p.Problems) > 1 {
+					status = strings.Join(p.Problems, ",")
+				}
+				until := "-"
+				if p.Until != nil {
+					until = strconv.FormatInt(*p.Until, 10)
+				}
+				fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\n", p.Topic, p.Partition, status, p.Resume, until,
+					offText(p.Start), offText(p.End), p.Expired, p.Ahead)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+		}
+		if fg := s.Files; fg != nil {
+			fmt.Fprintf(e.stdout, "  file log offset committed %d; %d files still to read, %d missing\n", fg.Committed, fg.Needed, len(fg.Missing))
+			for _, m := range fg.Missing {
+				fmt.Fprintf(e.stdout, "  MISSING %s (log batch %d, %s)\n", m.Path, m.LogBatch, m.Use)
+			}
+		}
+	}
+	return nil
+}
+
+func offText(n int64) string {
+	if n < 0 {
+		return "-"
+	}
+	return strconv.FormatInt(n, 10)
+}
