@@ -1,0 +1,672 @@
+// Package lifecycle plans and applies the retention of a checkpoint:
+// which files of a micro-batch streaming query's checkpoint (Spark's layout,
+// written by Spark or by ckgate's engine) can never be needed again.
+//
+// # Retention
+//
+// Plan is a pure function, modelled on restic's forget: from a Listing (every
+// key of the checkpoint, plus what Read decoded: the commits of the retained
+// batches and the rebuild chains of their state files) and a Policy it returns
+// every key with a decision, keep or remove, and a reason. The rules follow
+// Spark's own cleanup (minBatchesToRetain):
+//
+//   - offsets/ and commits/: the latest Policy.MinBatches batches are kept,
+//     and so are the latest committed batch, an in-flight batch (offsets
+//     without a commit), offsets/L-1, and with Policy.RetainFor every batch
+//     whose log entry is younger than that. R, the oldest retained batch,
+//     is the smallest of those bounds; older entries go.
+//   - state (no unique ids: HDFS and RocksDB providers): per store partition,
+//     the newest snapshot (or zip) at or below version R and every file after
+//     it are kept; older files go.
+//   - state with unique ids (ckgate's engine, Spark's checkpoint format v2):
+//     the files commits/R-1 … commits/C name, and the files they are built
+//     from (ckgate: the base each file names; Spark: a changelog's lineage),
+//     are kept; so is every file newer than the latest commit (an in-flight
+//     attempt). Other unique-id files no retained commit needs go. When a
+//     commit or a chain could not be decoded, the whole store directory is
+//     kept.
+//   - compacted logs (sources/<i>/, <output>/_spark_metadata/): the latest
+//     compaction and what follows are kept; earlier files go. Logs that never
+//     compact are kept.
+//   - _ckgate/: the writer record and plan are kept; the effect ledger of a
+//     batch older than R and older than Policy.LogRetention goes.
+//   - checksum sidecars (.name.crc, name.crc) follow their file; a sidecar
+//     without its file goes. Everything else (metadata, operator metadata,
+//     schemas, RocksDB SST and log files, names outside the layout) is kept.
+//
+// Apply deletes the removed keys through a store (normally wrapped by the
+// policy authorizer as principal kind "retention" with the plan, so anything
+// not planned is refused) in a safe order: sidecars before their files, state
+// oldest version first, then log entries oldest batch first.
+package lifecycle
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// DefaultMinBatches is Spark's spark.sql.streaming.minBatchesToRetain.
+const DefaultMinBatches = 100
+
+// DefaultLogRetention is how long _ckgate/ ledgers are kept by default.
+const DefaultLogRetention = 7 * 24 * time.Hour
+
+// ErrBadPolicy: a Policy that cannot be applied.
+var ErrBadPolicy = errors.New("bad retention policy")
+
+// Policy says what to retain.
+type Policy struct {
+	// MinBatches is how many of the latest batches of offsets/ and commits/
+	// are kept (0: DefaultMinBatches).
+	MinBatches int
+	// RetainFor also keeps every batch whose log entry is younger than this
+	// (0: none), e.g. the source's outage window.
+	RetainFor time.Duration
+	// LogRetention is the age beyond which _ckgate/ ledgers of removed
+	// batches go (0: DefaultLogRetention).
+	LogRetention time.Duration
+	// Now is the planner's clock; required when ages matter.
+	Now time.Time
+}
+
+// Deps are the files a state file is rebuilt from.
+type Deps struct {
+	// Keys are checkpoint keys (relative to the root).
+	Keys []string
+	// Complete: Keys are the whole rebuild set (a changelog's lineage);
+	// otherwise each key's own Deps are followed (ckgate's base chain).
+	Complete bool
+}
+
+// Listing is what Plan works on: the checkpoint's keys and what Read decoded.
+type Listing struct {
+	Objects []gateway.Attrs
+	// Commits holds the decoded commits of the batches whose state must be
+	// kept (R-1 … C); a missing one makes the planner keep unique-id state.
+	Commits map[int64]*checkpoint.CommitMetadata
+	// Deps maps a unique-id state file to the files it is rebuilt from.
+	// A snapshot or zip needs none. A non-base file without an entry makes
+	// the planner keep its store directory.
+	Deps map[string]Deps
+}
+
+// Action of a decision.
+const (
+	Keep   = "keep"
+	Remove = "remove"
+)
+
+// Decision is one key's fate.
+type Decision struct {
+	Key    string `json:"key"`
+	Size   int64  `json:"size"`
+	Action string `json:"action"`
+	Reason string `json:"reason"`
+}
+
+// Result is a retention plan.
+type Result struct {
+	LatestOffsets *int64 `json:"latest_offsets_batch"`
+	LatestCommit  *int64 `json:"latest_commit_batch"`
+	// RetainFrom is R, the oldest retained batch (nil: no batch).
+	RetainFrom   *int64     `json:"retain_from"`
+	Keep         []Decision `json:"keep"`
+	Remove       []Decision `json:"remove"`
+	RemovedBytes int64      `json:"removed_bytes"`
+}
+
+// Obsolete returns the removed keys and their reasons, as policy.Plan wants.
+func (r *Result) Obsolete() map[string]string {
+	m := make(map[string]string, len(r.Remove))
+	for _, d := range r.Remove {
+		m[d.Key] = d.Reason
+	}
+	return m
+}
+
+// Bounds are the batch numbers the planner derives from the logs.
+type Bounds struct {
+	Latest    *int64 // L, the latest offsets batch
+	Committed *int64 // C, the latest commit
+	// RetainFrom is R: offsets and commits below it go.
+	RetainFrom *int64
+}
+
+func (p Policy) withDefaults() (Policy, error) {
+	if p.MinBatches == 0 {
+		p.MinBatches = DefaultMinBatches
+	}
+	if p.MinBatches < 1 {
+		return p, fmt.Errorf("%w: min batches %d: want 1 or more", ErrBadPolicy, p.MinBatches)
+	}
+	if p.RetainFor < 0 || p.LogRetention < 0 {
+		return p, fmt.Errorf("%w: negative duration", ErrBadPolicy)
+	}
+	if p.LogRetention == 0 {
+		p.LogRetention = DefaultLogRetention
+	}
+	if p.Now.IsZero() {
+		return p, fmt.Errorf("%w: no clock (Policy.Now)", ErrBadPolicy)
+	}
+	return p, nil
+}
+
+// logID parses "offsets/N" or "commits/N".
+func logID(key, dir string) (int64, bool) {
+	rest, ok := strings.CutPrefix(key, dir+"/")
+	if !ok || strings.Contains(rest, "/") {
+		return 0, false
+	}
+	id, compact, ok := checkpoint.ParseLogFileName(rest)
+	if !ok || compact {
+		return 0, false
+	}
+	return id, true
+}
+
+// ComputeBounds derives L, C and R from the listing's offsets/ and commits/.
+func ComputeBounds(objs []gateway.Attrs, p Policy) (Bounds, error) {
+	p, err := p.withDefaults()
+	if err != nil {
+		return Bounds{}, err
+	}
+	var b Bounds
+	young := int64(-1)
+	cutoff := p.Now.Add(-p.RetainFor)
+	for _, o := range objs {
+		for _, dir := range []string{checkpoint.OffsetsDir, checkpoint.CommitsDir} {
+			id, ok := logID(o.Key, dir)
+			if !ok {
+				continue
+			}
+			ptr := &b.Latest
+			if dir == checkpoint.CommitsDir {
+				ptr = &b.Committed
+			}
+			if *ptr == nil || id > **ptr {
+				v := id
+				*ptr = &v
+			}
+			if p.RetainFor > 0 && o.Modified.After(cutoff) && (young < 0 || id < young) {
+				young = id
+			}
+		}
+	}
+	top := b.Latest
+	if top == nil || (b.Committed != nil && *b.Committed > *top) {
+		top = b.Committed
+	}
+	if top == nil {
+		return b, nil
+	}
+	r := *top - int64(p.MinBatches) + 1
+	if b.Committed != nil {
+		r = min(r, *b.Committed)
+	}
+	if b.Latest != nil {
+		r = min(r, *b.Latest-1) // offsets/L-1: Spark refuses to restart without it
+		if b.Committed == nil || *b.Committed < *b.Latest {
+			r = min(r, *b.Latest) // the in-flight batch
+		}
+	}
+	if young >= 0 {
+		r = min(r, young)
+	}
+	r = max(r, 0)
+	b.RetainFrom = &r
+	return b, nil
+}
+
+// planner holds the decisions being made.
+type planner struct {
+	p       Policy
+	b       Bounds
+	objs    map[string]gateway.Attrs
+	dec     map[string]Decision
+	listing Listing
+}
+
+func (pl *planner) set(key, action, reason string) {
+	if _, done := pl.dec[key]; done {
+		return
+	}
+	pl.dec[key] = Decision{Key: key, Size: pl.objs[key].Size, Action: action, Reason: reason}
+}
+
+// Plan decides, for every key of the listing, whether retention keeps or
+// removes it, and why. It reads nothing: Read gathers what it needs.
+func Plan(l Listing, p Policy) (*Result, error) {
+	p, err := p.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	b, err := ComputeBounds(l.Objects, p)
+	if err != nil {
+		return nil, err
+	}
+	pl := &planner{p: p, b: b, objs: make(map[string]gateway.Attrs, len(l.Objects)), dec: make(map[string]Decision, len(l.Objects)), listing: l}
+	for _, o := range l.Objects {
+		pl.objs[o.Key] = o
+	}
+	var sidecars []string
+	for _, o := range l.Objects {
+		if _, ok := sidecarOf(o.Key, pl.objs); ok {
+			sidecars = append(sidecars, o.Key)
+		}
+	}
+	pl.logs()
+	pl.state()
+	pl.compacted()
+	pl.ckgate()
+	// Sidecars follow their file.
+	for _, k := range sidecars {
+		main, _ := sidecarOf(k, pl.objs)
+		if _, ok := pl.objs[main]; !ok {
+			pl.set(k, Remove, "checksum sidecar of a file that is gone")
+			continue
+		}
+		if d, ok := pl.dec[main]; ok && d.Action == Remove {
+			pl.set(k, Remove, "checksum sidecar of "+main+" (removed)")
+		} else {
+			pl.set(k, Keep, "checksum sidecar of "+main+" (kept)")
+		}
+	}
+	for _, o := range l.Objects {
+		pl.set(o.Key, Keep, "not a retention candidate")
+	}
+	res := &Result{LatestOffsets: b.Latest, LatestCommit: b.Committed, RetainFrom: b.RetainFrom, Keep: []Decision{}, Remove: []Decision{}}
+	for _, o := range l.Objects {
+		d := pl.dec[o.Key]
+		if d.Action == Remove {
+			res.Remove = append(res.Remove, d)
+			res.RemovedBytes += d.Size
+		} else {
+			res.Keep = append(res.Keep, d)
+		}
+	}
+	slices.SortFunc(res.Keep, func(a, b Decision) int { return strings.Compare(a.Key, b.Key) })
+	SortSafe(res.Remove)
+	return res, nil
+}
+
+// sidecarOf reports whether key is a checksum sidecar and names its file:
+// dir/.name.crc (Hadoop) or dir/name.crc when dir/name is listed (Spark 4.1).
+func sidecarOf(key string, objs map[string]gateway.Attrs) (string, bool) {
+	dir, base := path.Split(key)
+	if !strings.HasSuffix(base, ".crc") {
+		return "", false
+	}
+	if strings.HasPrefix(base, ".") {
+		return dir + strings.TrimSuffix(strings.TrimPrefix(base, "."), ".crc"), true
+	}
+	main := dir + strings.TrimSuffix(base, ".crc")
+	if _, ok := objs[main]; ok {
+		return main, true
+	}
+	return "", false
+}
+
+// logs decides offsets/ and commits/.
+func (pl *planner) logs() {
+	if pl.b.RetainFrom == nil {
+		return // no offsets or commits
+	}
+	retained := fmt.Sprintf("retained batch (>= %d)", *pl.b.RetainFrom)
+	older := fmt.Sprintf("batch older than the retained ones (< %d)", *pl.b.RetainFrom)
+	for _, o := range pl.listing.Objects {
+		k := o.Key
+		for _, dir := range []string{checkpoint.OffsetsDir, checkpoint.CommitsDir} {
+			id, ok := logID(k, dir)
+			if !ok {
+				continue
+			}
+			switch {
+			case pl.b.Latest != nil && id == *pl.b.Latest && (pl.b.Committed == nil || *pl.b.Committed < id):
+				pl.set(k, Keep, "in-flight batch")
+			case pl.b.Committed != nil && id == *pl.b.Committed:
+				pl.set(k, Keep, "latest committed batch")
+			case pl.b.Committed != nil && id > *pl.b.Committed:
+				pl.set(k, Keep, "newer than the latest commit")
+			case id >= *pl.b.RetainFrom:
+				pl.set(k, Keep, retained)
+			default:
+				pl.set(k, Remove, older)
+			}
+		}
+	}
+}
+
+// stateFile is one parsed state store file.
+type stateFile struct {
+	key  string
+	name checkpoint.StateFileName
+}
+
+// state decides state/<op>/<part>/[<store>/] files.
+func (pl *planner) state() {
+	dirs := map[string][]stateFile{}
+	for _, o := range pl.listing.Objects {
+		k := o.Key
+		rest, ok := strings.CutPrefix(k, checkpoint.StateDir+"/")
+		if !ok {
+			continue
+		}
+		dir, base := path.Split(rest)
+		if strings.HasPrefix(base, ".") {
+			continue
+		}
+		n, ok := checkpoint.ParseStateFileName(base)
+		if !ok {
+			continue
+		}
+		// Files under SSTs/, logs/ or _metadata are not versions.
+		depth := strings.Count(dir, "/")
+		if last := path.Base(dir); depth < 2 || depth > 3 || last == "SSTs" || last == "logs" {
+			continue
+		}
+		full := k[:len(k)-len(base)]
+		dirs[full] = append(dirs[full], stateFile{key: k, name: n})
+	}
+	if pl.b.RetainFrom == nil {
+		for _, fs := range dirs {
+			for _, f := range fs {
+				pl.set(f.key, Keep, "state without offsets: kept")
+			}
+		}
+		return
+	}
+	for dir, fs := range dirs {
+		var plain, uid []stateFile
+		for _, f := range fs {
+			if f.name.UniqueID == "" {
+				plain = append(plain, f)
+			} else {
+				uid = append(uid, f)
+			}
+		}
+		pl.statePlain(plain)
+		pl.stateUID(dir, uid)
+	}
+}
+
+// statePlain: the newest base at or below R and everything after it.
+func (pl *planner) statePlain(fs []stateFile) {
+	if len(fs) == 0 {
+		return
+	}
+	r := *pl.b.RetainFrom
+	base := int64(-1)
+	for _, f := range fs {
+		if f.name.IsBase() && f.name.Version <= r && f.name.Version > base {
+			base = f.name.Version
+		}
+	}
+	none := fmt.Sprintf("no snapshot at or below version %d: every version is needed", r)
+	older := fmt.Sprintf("older than snapshot %d, which rebuilds the retained versions (>= %d)", base, r)
+	newest := fmt.Sprintf("newest snapshot at or below version %d", r)
+	after := fmt.Sprintf("version after snapshot %d", base)
+	for _, f := range fs {
+		switch {
+		case base < 0:
+			pl.set(f.key, Keep, none)
+		case f.name.Version < base:
+			pl.set(f.key, Remove, older)
+		case f.name.Version == base && f.name.IsBase():
+			pl.set(f.key, Keep, newest)
+		default:
+			pl.set(f.key, Keep, after)
+		}
+	}
+}
+
+// stateUID: the files retained commits name and their rebuild chains.
+func (pl *planner) stateUID(dir string, fs []stateFile) {
+	if len(fs) == 0 {
+		return
+	}
+	keepAll := func(why string) {
+		for _, f := range fs {
+			pl.set(f.key, Keep, why)
+		}
+	}
+	c := pl.b.Committed
+	if c == nil {
+		keepAll("unique-id state without a commit log: kept")
+		return
+	}
+	// state/<op>/<part>/ is store 0 ("default"); other stores' positions
+	// in the commit are not known from the path.
+	parts := strings.Split(strings.TrimSuffix(strings.TrimPrefix(dir, checkpoint.StateDir+"/"), "/"), "/")
+	if len(parts) != 2 {
+		keepAll("unique-id state of a named store: kept (store index not known)")
+		return
+	}
+	op, err1 := strconv.ParseInt(parts[0], 10, 64)
+	part, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		keepAll("unique-id state outside the layout: kept")
+		return
+	}
+	byUID := map[string][]stateFile{}
+	for _, f := range fs {
+		byUID[f.name.UniqueID] = append(byUID[f.name.UniqueID], f)
+	}
+	needed := map[string]string{}
+	named := false
+	from := max(*pl.b.RetainFrom-1, 0)
+	for n := from; n <= *c; n++ {
+		if _, ok := pl.objs[checkpoint.CommitKey(n)]; !ok {
+			continue
+		}
+		cm := pl.listing.Commits[n]
+		if cm == nil || cm.StateUniqueIDs == nil {
+			keepAll(fmt.Sprintf("commits/%d not decoded or names no state: kept", n))
+			return
+		}
+		ids, ok := cm.StateUniqueIDs[op]
+		if !ok || part >= len(ids) || len(ids[part]) == 0 {
+			continue // the batch did not name this partition
+		}
+		named = true
+		tips := byUID[ids[part][0]]
+		if n, ok := checkpoint.ParseStateFileName(ids[part][0]); ok && n.UniqueID != "" {
+			// ckgate's engine names the tip file itself.
+			tips = byUID[n.UniqueID]
+		}
+		if len(tips) == 0 {
+			keepAll(fmt.Sprintf("commits/%d names a file that is not listed: kept", n))
+			return
+		}
+		for _, t := range tips {
+			if !pl.chain(t.key, fmt.Sprintf("named by commits/%d", n), needed) {
+				keepAll(fmt.Sprintf("rebuild chain of %s not decoded or broken: kept", t.key))
+				return
+			}
+		}
+	}
+	if !named {
+		keepAll("no retained commit names this partition: kept")
+		return
+	}
+	for _, f := range fs {
+		switch why, ok := needed[f.key]; {
+		case ok:
+			pl.set(f.key, Keep, why)
+		case f.name.Version > *c+1:
+			pl.set(f.key, Keep, fmt.Sprintf("newer than the latest commit (version > %d): possibly in flight", *c+1))
+		default:
+			pl.set(f.key, Remove, "no retained commit needs it (superseded or failed attempt)")
+		}
+	}
+}
+
+// chain marks key and the files it is rebuilt from; false when a link is
+// unknown or a file is missing.
+func (pl *planner) chain(key, why string, needed map[string]string) bool {
+	for depth := 0; ; depth++ {
+		if _, ok := pl.objs[key]; !ok || depth > 1_000_000 {
+			return false
+		}
+		if _, seen := needed[key]; seen {
+			return true
+		}
+		needed[key] = why
+		n, ok := checkpoint.ParseStateFileName(path.Base(key))
+		if ok && n.IsBase() {
+			return true
+		}
+		d, ok := pl.listing.Deps[key]
+		if !ok {
+			return false
+		}
+		why = "rebuilds " + key
+		if d.Complete {
+			for _, k := range d.Keys {
+				if _, ok := pl.objs[k]; !ok {
+					return false
+				}
+				if _, seen := needed[k]; !seen {
+					needed[k] = why
+				}
+			}
+			return true
+		}
+		if len(d.Keys) == 0 {
+			return true // built on the empty state
+		}
+		key = d.Keys[0]
+	}
+}
+
+// compacted decides compactible logs: sources/<i>/ and */_spark_metadata/.
+func (pl *planner) compacted() {
+	dirs := map[string][]string{}
+	for _, o := range pl.listing.Objects {
+		k := o.Key
+		dir, base := path.Split(k)
+		isSource := strings.HasPrefix(dir, checkpoint.SourcesDir+"/") && strings.Count(dir, "/") == 2
+		isSink := strings.HasSuffix(dir, checkpoint.SinkMetadataDir+"/")
+		if !isSource && !isSink {
+			continue
+		}
+		if _, _, ok := checkpoint.ParseLogFileName(base); ok {
+			dirs[dir] = append(dirs[dir], k)
+		}
+	}
+	for dir, keys := range dirs {
+		latest := int64(-1)
+		for _, k := range keys {
+			id, compact, _ := checkpoint.ParseLogFileName(path.Base(k))
+			if compact && id > latest {
+				latest = id
+			}
+		}
+		for _, k := range keys {
+			id, compact, _ := checkpoint.ParseLogFileName(path.Base(k))
+			switch {
+			case latest < 0:
+				pl.set(k, Keep, "log of "+dir+" never compacted: every entry is needed")
+			case id < latest:
+				pl.set(k, Remove, fmt.Sprintf("folded into compaction %d", latest))
+			case id == latest && compact:
+				pl.set(k, Keep, "latest compaction")
+			default:
+				pl.set(k, Keep, fmt.Sprintf("after the latest compaction (%d)", latest))
+			}
+		}
+	}
+}
+
+// ckgate decides _ckgate/.
+func (pl *planner) ckgate() {
+	cutoff := pl.p.Now.Add(-pl.p.LogRetention)
+	effects := checkpoint.CkgateDir + "/effects/"
+	for _, o := range pl.listing.Objects {
+		k := o.Key
+		if !strings.HasPrefix(k, checkpoint.CkgateDir+"/") {
+			continue
+		}
+		rest, ok := strings.CutPrefix(k, effects)
+		if !ok {
+			pl.set(k, Keep, "ckgate record")
+			continue
+		}
+		bs, _, _ := strings.Cut(rest, "/")
+		batch, err := strconv.ParseInt(bs, 10, 64)
+		switch {
+		case err != nil:
+			pl.set(k, Keep, "effect ledger entry outside the layout")
+		case pl.b.RetainFrom == nil || batch >= *pl.b.RetainFrom:
+			pl.set(k, Keep, "effect ledger of a retained batch")
+		case !o.Modified.Before(cutoff):
+			pl.set(k, Keep, fmt.Sprintf("effect ledger younger than %s", pl.p.LogRetention))
+		default:
+			pl.set(k, Remove, fmt.Sprintf("effect ledger of batch %d, older than %s", batch, pl.p.LogRetention))
+		}
+	}
+}
+
+// SortSafe orders deletions so that a failure part-way never leaves a
+// retained version without what it needs (every planned key is already
+// unneeded) and leaves no orphan that a later plan cannot see: checksum
+// sidecars before their files; state oldest version first; then source and
+// sink logs, commits and offsets, oldest batch first; then _ckgate/.
+func SortSafe(ds []Decision) {
+	type item struct {
+		d       Decision
+		rank    int
+		version int64
+		sidecar bool
+	}
+	items := make([]item, len(ds))
+	for i, d := range ds {
+		r, v := sortRank(d.Key)
+		items[i] = item{d, r, v, strings.HasSuffix(d.Key, ".crc")}
+	}
+	slices.SortFunc(items, func(a, b item) int {
+		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.version, b.version); c != 0 {
+			return c
+		}
+		if a.sidecar != b.sidecar {
+			if a.sidecar {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.d.Key, b.d.Key)
+	})
+	for i := range items {
+		ds[i] = items[i].d
+	}
+}
+
+func sortRank(key string) (int, int64) {
+	dir, base := path.Split(key)
+	base = strings.TrimSuffix(strings.TrimPrefix(base, "."), ".crc")
+	switch {
+	case strings.HasPrefix(key, checkpoint.StateDir+"/"):
+		if n, ok := checkpoint.ParseStateFileName(base); ok {
+			return 0, n.Version
+		}
+		return 0, 0
+	case strings.HasPrefix(key, checkpoint.SourcesDir+"/"), strings.HasSuffix(dir, checkpoint.SinkMetadataDir+"/"):
+		id, _, _ := checkpoint.ParseLogFileName(base)
+		return 1, id
+	case strings.HasPrefix(key, checkpoint.CommitsDir+"/"), strings.HasPrefix(key, checkpoint.OffsetsDir+"/"):
+		id, _, _ := checkpoint.ParseLogFileName(base)
+		return 2, id
+	}
+	return 3, 0
+}

@@ -1,0 +1,215 @@
+package lifecycle
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// Read lists the checkpoint st holds at its root and decodes what Plan needs:
+// the commits of the batches whose state is kept (R-1 … C) and, for the
+// unique-id state files those commits name, their rebuild chains (ckgate
+// state headers, checkpoint-v2 changelog lineage). What cannot be read or
+// decoded is left out, and Plan then keeps the files it concerns.
+func Read(ctx context.Context, st gateway.Store, p Policy) (Listing, error) {
+	var l Listing
+	for a, err := range st.List(ctx, "") {
+		if err != nil {
+			return l, fmt.Errorf("list: %w", err)
+		}
+		l.Objects = append(l.Objects, a)
+	}
+	b, err := ComputeBounds(l.Objects, p)
+	if err != nil {
+		return l, err
+	}
+	if b.Committed == nil || b.RetainFrom == nil {
+		return l, nil
+	}
+	objs := make(map[string]bool, len(l.Objects))
+	byDirUID := map[string][]string{} // dir + uid → keys
+	hasUID := false
+	for _, o := range l.Objects {
+		objs[o.Key] = true
+		if !strings.HasPrefix(o.Key, checkpoint.StateDir+"/") {
+			continue
+		}
+		dir, base := path.Split(o.Key)
+		if n, ok := checkpoint.ParseStateFileName(base); ok && n.UniqueID != "" && !strings.HasPrefix(base, ".") {
+			byDirUID[dir+n.UniqueID] = append(byDirUID[dir+n.UniqueID], o.Key)
+			hasUID = true
+		}
+	}
+	if !hasUID {
+		return l, nil // plain state: names alone decide
+	}
+	l.Commits = map[int64]*checkpoint.CommitMetadata{}
+	l.Deps = map[string]Deps{}
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		sem = make(chan struct{}, readConcurrency)
+	)
+	// The retained commits, read in parallel; one that does not read or
+	// decode is left out (Plan then keeps the state it would name).
+	for n := max(*b.RetainFrom-1, 0); n <= *b.Committed; n++ {
+		if !objs[checkpoint.CommitKey(n)] {
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if cm, err := checkpoint.ReadCommit(ctx, st, n); err == nil {
+				mu.Lock()
+				l.Commits[n] = cm
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return l, err
+	}
+	// The tips they name, by store directory: each directory's chains are
+	// walked by one goroutine, directories in parallel.
+	tips := map[string][]string{}
+	for _, cm := range l.Commits {
+		for op, parts := range cm.StateUniqueIDs {
+			for part, stores := range parts {
+				if len(stores) == 0 {
+					continue
+				}
+				dir := checkpoint.StateDir + "/" + strconv.FormatInt(op, 10) + "/" + strconv.Itoa(part) + "/"
+				uid := stores[0]
+				if n, ok := checkpoint.ParseStateFileName(uid); ok && n.UniqueID != "" {
+					uid = n.UniqueID // ckgate's engine names the tip file itself
+				}
+				tips[dir] = append(tips[dir], byDirUID[dir+uid]...)
+			}
+		}
+	}
+	for _, keys := range tips {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			deps := map[string]Deps{}
+			for _, k := range keys {
+				if readChain(ctx, st, k, objs, byDirUID, deps) != nil && ctx.Err() != nil {
+					return
+				}
+			}
+			mu.Lock()
+			maps.Copy(l.Deps, deps)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return l, ctx.Err()
+}
+
+// readConcurrency bounds Read's parallel requests.
+const readConcurrency = 16
+
+// readChain decodes key's rebuild links into deps (and its bases', for
+// ckgate state) until a snapshot, the empty state or a known file.
+func readChain(ctx context.Context, st gateway.Store, key string, objs map[string]bool, byDirUID map[string][]string, deps map[string]Deps) error {
+	for range 1 << 20 {
+		if _, done := deps[key]; done {
+			return nil
+		}
+		dir, base := path.Split(key)
+		n, ok := checkpoint.ParseStateFileName(base)
+		if !ok || n.IsBase() {
+			return nil
+		}
+		data, _, err := st.Get(ctx, key)
+		if err != nil {
+			return err
+		}
+		if checkpoint.IsCkgateState(data) {
+			h, _, err := checkpoint.DecodeCkgateState(data)
+			if err != nil {
+				return err
+			}
+			if h.Base == "" {
+				deps[key] = Deps{}
+				return nil
+			}
+			next := dir + h.Base
+			deps[key] = Deps{Keys: []string{next}}
+			if !objs[next] {
+				return nil
+			}
+			key = next
+			continue
+		}
+		if n.Kind != checkpoint.KindChangelog {
+			return nil
+		}
+		cl, err := checkpoint.DecodeChangelog("", data, 0)
+		if err != nil {
+			return err
+		}
+		if len(cl.Lineage) == 0 {
+			return errors.New(key + ": no lineage")
+		}
+		// Load the newest zip of the lineage, then replay the changelogs
+		// after it (Spark's RocksDB v2 load).
+		lineage := slices.Clone(cl.Lineage)
+		slices.SortFunc(lineage, func(a, b checkpoint.LineageEntry) int { return cmp.Compare(b.Version, a.Version) })
+		var keys []string
+		found := false
+		for _, e := range lineage {
+			if e.Version >= n.Version {
+				continue
+			}
+			if z := findKind(byDirUID[dir+e.CheckpointUniqueID], e.Version, checkpoint.KindZip); z != "" {
+				keys = append(keys, z)
+				found = true
+				break
+			}
+			c := findKind(byDirUID[dir+e.CheckpointUniqueID], e.Version, checkpoint.KindChangelog)
+			if c == "" {
+				return errors.New(key + ": lineage file missing")
+			}
+			keys = append(keys, c)
+		}
+		if !found && lineageStartsAtOne(cl.Lineage) {
+			found = true // replayed from the empty state
+		}
+		if !found {
+			return errors.New(key + ": lineage has no base")
+		}
+		deps[key] = Deps{Keys: keys, Complete: true}
+		return nil
+	}
+	return errors.New(key + ": chain too long")
+}
+
+func lineageStartsAtOne(ls []checkpoint.LineageEntry) bool {
+	for _, e := range ls {
+		if e.Version == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+func findKind(keys []string, version int64, kind string) string {
+	for _, k := range keys {
+		if n, ok := checkpoint.ParseStateFileName(path.Base(k)); ok && n.Version == version && n.Kind == kind {
+			return k
+		}
+	}
+	return ""
+}
