@@ -121,6 +121,7 @@ func App(opts Options) *cli.App {
 			e.runCommand(),
 			e.auditCommand(),
 			e.policyCommand(),
+			e.freshStartCommand(),
 			e.inspectCommand(),
 			e.retentionCommand(),
 			e.gapCommand(),

@@ -102,6 +102,9 @@ func (e *env) run(c *cli.Context) error {
 			return fmt.Errorf("checkpoint %s: %w", ckURL, err)
 		}
 	}
+	if err := checkNotArchived(ctx, cp, ckURL); err != nil {
+		return err
+	}
 	so := gateway.SessionOptions{Principal: principal(), TakeOver: gateway.Wait, Logger: e.log,
 		OnWait: func(owner gateway.WriterRecord, until time.Time) {
 			fmt.Fprintf(e.stderr, "ckgate: checkpoint %s is held by %s (epoch %d, last heartbeat %s); waiting until its lease expires at %s\n",

@@ -22,7 +22,8 @@ import (
 
 // kafka reads one topic. Its partitions and their starting offsets are
 // fixed by the first run in sources/<i>/0 (Spark's initial-offsets file:
-// a 0x00 byte, "v1\n", {"topic":{"0":42}}); a batch's end offsets are
+// a 0x00 byte, "v1\n", {"topic":{"0":42}}), from the root's StartKey when a
+// fresh start wrote one; a batch's end offsets are
 // Spark's {"topic":{"partition":offset}}, and a batch reads, partition by
 // partition in ascending order, the records from the start offsets up to
 // (not including) the end offsets. Each record value is one JSON object.
@@ -91,6 +92,9 @@ func (k *kafka) open(ctx context.Context, starting string) error {
 		if err != nil {
 			return err
 		}
+		if err := k.fromStart(ctx, parts, offs); err != nil {
+			return err
+		}
 		e, err := k.env.CreateEntry(ctx, key, checkpoint.EncodeKafkaInitialOffsets(map[string]map[int32]int64{k.topic: offs}))
 		if err != nil {
 			return fmt.Errorf("kafka initial offsets: %w", err)
@@ -106,6 +110,33 @@ func (k *kafka) open(ctx context.Context, starting string) error {
 	k.initial = m[k.topic]
 	if k.initial == nil {
 		return fmt.Errorf("%s: no offsets of topic %s (the checkpoint reads another topic)", key, k.topic)
+	}
+	return nil
+}
+
+// fromStart overrides offs with the start point of a fresh start
+// (StartKey), if the root has one: its partitions start exactly there; a
+// partition it does not name keeps offs (the earliest or latest).
+func (k *kafka) fromStart(ctx context.Context, parts []int32, offs map[int32]int64) error {
+	sp, err := ReadStart(ctx, k.env.Checkpoint)
+	if err != nil || sp == nil {
+		return err
+	}
+	if len(sp.Kafka) == 0 {
+		return fmt.Errorf("%s: no Kafka offsets (the source reads topic %s)", StartKey, k.topic)
+	}
+	start, ok := sp.Kafka[k.topic]
+	if !ok {
+		return fmt.Errorf("%s: no offsets of topic %s (the new root was started for another topic)", StartKey, k.topic)
+	}
+	for p, o := range start {
+		if !slices.Contains(parts, p) {
+			return fmt.Errorf("%s: topic %s has no partition %d", StartKey, k.topic, p)
+		}
+		if o < 0 {
+			return fmt.Errorf("%s: topic %s partition %d: offset %d", StartKey, k.topic, p, o)
+		}
+		offs[p] = o
 	}
 	return nil
 }
