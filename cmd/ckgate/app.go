@@ -121,11 +121,12 @@ func App(opts Options) *cli.App {
 			e.runCommand(),
 			e.auditCommand(),
 			e.policyCommand(),
-			e.freshStartCommand(),
 			e.inspectCommand(),
+			e.compatCommand(),
 			e.retentionCommand(),
 			e.gapCommand(),
 			e.archiveCommand(),
+			e.freshStartCommand(),
 		},
 	}
 	for _, c := range app.Commands {

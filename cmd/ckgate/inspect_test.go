@@ -316,6 +316,20 @@ func runRateQuery(t *testing.T, spec string) string {
 	return cp
 }
 
+func TestInspectPartitionsAndMaxBatches(t *testing.T) {
+	cp := filepath.Join(sparkTestdata, "checkpoint-version-3.2.0-streaming-aggregate-with-repartition")
+	r := ckgate(t, Options{}, "", "inspect", "--partitions", cp)
+	r.want(t, 0, "STATE PARTITIONS\n", "OP  STORE    PART")
+	if n := strings.Count(r.stdout, "\n  0   default  "); n != 5 {
+		t.Errorf("%d partition lines, want 5:\n%s", n, r.stdout)
+	}
+	if strings.Contains(ckgate(t, Options{}, "", "inspect", cp).stdout, "STATE PARTITIONS") {
+		t.Error("partition lines without --partitions on a healthy checkpoint")
+	}
+	ckgate(t, Options{}, "", "inspect", "--max-batches", "1", cp).want(t, 0, "BATCHES (1 shown; offsets log holds 2")
+	ckgate(t, Options{}, "", "inspect", "--max-batches", "0", cp).wantErr(t, 2, "--max-batches")
+}
+
 func TestInspectHelp(t *testing.T) {
 	ckgate(t, Options{}, "", "inspect", "--help").want(t, 0, "EXIT STATUS:", "--batch", "--sink", "in_flight", "not a checkpoint")
 }

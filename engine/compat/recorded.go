@@ -1,0 +1,410 @@
+package compat
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ckgate/ckgate/engine"
+	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// Spark's stateful operator names (StateStoreWriter.shortName, recorded in
+// Spark 4's operator metadata) and ckgate's, by kind.
+var operatorNames = map[string]string{
+	"stateStoreSave":                  KindAggregate,
+	"sessionWindowStateStoreSaveExec": KindSessionWindow,
+	"dedupe":                          KindDedup,
+	"dedupeWithinWatermark":           KindDedupWithinWatermark,
+	"symmetricHashJoin":               KindJoin,
+	"flatMapGroupsWithState":          KindFlatMapGroups,
+	"transformWithStateExec":          KindTransformWithState,
+	"transformWithStateInPandasExec":  KindTransformWithState,
+	"globalLimit":                     KindLimit,
+	// ckgate's engine
+	"tumblingWindowAggregate": KindAggregate,
+	"slidingWindowAggregate":  KindAggregate,
+	"sessionWindowAggregate":  KindSessionWindow,
+}
+
+// ckgate's spec operator kinds (engine/spec) as compat kinds.
+var specOperatorKinds = map[string]string{
+	"tumbling_window": KindAggregate,
+	"sliding_window":  KindAggregate,
+	"session_window":  KindSessionWindow,
+	"dedup":           KindDedupWithinWatermark,
+}
+
+const sparkNotRecorded = "Spark does not record it in the checkpoint"
+
+// FromCheckpoint returns what the checkpoint in st records about its
+// query: for a checkpoint ckgate's engine wrote, _ckgate/plan.json; for
+// Spark's, the sources of the latest offsets (their kind, Kafka topics,
+// the files a file source read, Delta's table id), the pinned confs, and
+// each stateful operator's metadata and state schemas. rep is st's
+// inspection (checkpoint.Inspect).
+func FromCheckpoint(ctx context.Context, st gateway.Store, rep *checkpoint.Report) (*Recorded, error) {
+	rec := &Recorded{Plan: &Plan{Version: PlanVersion, Sources: []Source{}, Operators: []Operator{}}, Writer: WriterSpark}
+	if rep.WatermarkMs != nil {
+		rec.WatermarkMs = *rep.WatermarkMs
+	}
+	rec.Confs = ConfValues{}
+	for k, v := range rep.ConfDefaults {
+		rec.Confs[k] = v
+	}
+	for k, v := range rep.Confs {
+		rec.Confs[k] = v
+	}
+	if rep.Writer.Kind == checkpoint.WriterCkgate && rep.Writer.Plan {
+		rec.Writer = WriterCkgate
+		p, err := ReadEnginePlan(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		ck := FromEnginePlan(p)
+		ck.Confs = rec.Confs
+		rec.Plan = ck
+		return rec, nil
+	}
+	if rep.Writer.Kind == checkpoint.WriterCkgate {
+		rec.Notes = append(rec.Notes, "a ckgate writer record but no _ckgate/plan.json: compared as a Spark checkpoint")
+	}
+	switch rep.Format.CommitLogVersion {
+	case 1, 2:
+		if _, ok := rec.Confs[confCheckpointFormat]; !ok {
+			rec.Confs[confCheckpointFormat] = strconv.Itoa(rep.Format.CommitLogVersion)
+		}
+	}
+	for _, part := range []string{"event_time", "watermark", "filters", "output", "output_mode", "sink"} {
+		rec.setUnknown(part, sparkNotRecorded)
+	}
+	rec.setUnknown("watermark", "Spark does not record the watermark delay, only each batch's watermark")
+	if rep.LatestOffsetsBatch == nil {
+		rec.setUnknown("sources", "the checkpoint has no offsets yet: its sources are not recorded")
+		if len(rep.Operators) == 0 {
+			rec.setUnknown("operators", "the checkpoint has no batch yet: no state records its operators")
+		}
+	}
+	for _, s := range rep.Sources {
+		src, err := sparkSource(ctx, st, s)
+		if err != nil {
+			return nil, err
+		}
+		rec.Sources = append(rec.Sources, src)
+	}
+	if n, err := strconv.Atoi(rep.Confs[checkpoint.ConfShufflePartitions]); err == nil {
+		rec.Partitions = n
+	}
+	for _, op := range rep.Operators {
+		o, err := sparkOperator(op)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Partitions == 0 && len(op.Stores) > 0 {
+			rec.Partitions = max(rec.Partitions, op.NumPartitions)
+		}
+		rec.Operators = append(rec.Operators, o)
+	}
+	if rec.Partitions == 0 {
+		rec.setUnknown("partitions", "neither the offset log nor the state records the number of partitions")
+	}
+	return rec, nil
+}
+
+// sparkSource is what a Spark checkpoint says about one source.
+func sparkSource(ctx context.Context, st gateway.Store, s checkpoint.Source) (Source, error) {
+	src := Source{Kind: s.Kind}
+	if s.Offset != nil {
+		switch s.Offset.Kind {
+		case checkpoint.OffsetFile:
+			src.Kind = "files"
+		case checkpoint.OffsetKafka:
+			src.Kind = "kafka"
+			for _, p := range s.Offset.Kafka {
+				if !slices.Contains(src.Topics, p.Topic) {
+					src.Topics = append(src.Topics, p.Topic)
+				}
+			}
+		case checkpoint.OffsetUnknown:
+			if id := deltaTableID(s.Offset.JSON); id != "" {
+				src.Kind, src.TableID = "delta", id
+			}
+		}
+	}
+	if l := s.Log; l != nil {
+		switch l.Kind {
+		case checkpoint.SourceLogFile:
+			src.Kind = "files"
+			dir, err := fileSourceDir(ctx, st, l)
+			if err != nil {
+				return Source{}, err
+			}
+			src.Path = dir
+		case checkpoint.SourceLogKafkaInitial:
+			src.Kind = "kafka"
+			for _, p := range l.Initial {
+				if !slices.Contains(src.Topics, p.Topic) {
+					src.Topics = append(src.Topics, p.Topic)
+				}
+			}
+		case checkpoint.SourceLogRateStart:
+			src.Kind = "rate"
+		}
+	}
+	slices.Sort(src.Topics)
+	return src, nil
+}
+
+// deltaTableID returns reservoirId of a Delta source offset.
+func deltaTableID(js string) string {
+	var o struct {
+		ReservoirID string `json:"reservoirId"`
+	}
+	if json.Unmarshal([]byte(js), &o) != nil {
+		return ""
+	}
+	return o.ReservoirID
+}
+
+// fileSourceDir reads the latest file of a file source log and returns the
+// directory that holds every file it lists.
+func fileSourceDir(ctx context.Context, st gateway.Store, l *checkpoint.SourceLog) (string, error) {
+	if l.LatestBatch == nil {
+		return "", nil
+	}
+	compact := l.LatestCompact != nil && *l.LatestCompact == *l.LatestBatch
+	key := fmt.Sprintf("%s/%d", l.Dir, *l.LatestBatch)
+	if compact {
+		key += ".compact"
+	}
+	data, _, err := st.Get(ctx, key)
+	if err != nil {
+		if errors.Is(err, gateway.ErrNotFound) {
+			return "", nil // reported by inspect
+		}
+		return "", fmt.Errorf("read %s: %w", key, err)
+	}
+	entries, err := checkpoint.DecodeFileSourceLog(data)
+	if err != nil || len(entries) == 0 {
+		return "", nil // a corrupt log is inspect's finding; an empty one names no path
+	}
+	dir := parentDir(entries[0].Path)
+	for _, e := range entries[1:] {
+		dir = commonDir(dir, parentDir(e.Path))
+	}
+	return dir, nil
+}
+
+func parentDir(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return p
+	}
+	return p[:i]
+}
+
+func commonDir(a, b string) string {
+	for a != b {
+		if len(a) > len(b) {
+			a = parentDir(a)
+		} else {
+			b = parentDir(b)
+		}
+		if !strings.Contains(a, "/") || !strings.Contains(b, "/") {
+			if a != b {
+				return ""
+			}
+		}
+	}
+	return a
+}
+
+// sparkOperator is what a Spark checkpoint says about one operator.
+func sparkOperator(op checkpoint.Operator) (Operator, error) {
+	id, err := strconv.Atoi(op.ID)
+	if err != nil {
+		return Operator{}, fmt.Errorf("state/%s: operator id is not a number", op.ID)
+	}
+	o := Operator{ID: &id, Name: op.Name, Kind: operatorNames[op.Name]}
+	join := false
+	for _, s := range op.Stores {
+		if strings.HasPrefix(s.Name, "left-") || strings.HasPrefix(s.Name, "right-") {
+			join = true
+		}
+		for _, cf := range s.Schema {
+			key, err := FieldsFromSparkSchema(cf.KeySchema)
+			if err != nil {
+				return Operator{}, fmt.Errorf("state/%s store %s family %s key: %w", op.ID, s.Name, cf.Name, err)
+			}
+			value, err := FieldsFromSparkSchema(cf.ValueSchema)
+			if err != nil {
+				return Operator{}, fmt.Errorf("state/%s store %s family %s value: %w", op.ID, s.Name, cf.Name, err)
+			}
+			fam := cf.Name
+			if fam == "default" {
+				fam = ""
+			}
+			o.Stores = append(o.Stores, Store{Name: s.Name, Family: fam, Key: key, Value: value})
+		}
+	}
+	if o.Kind == "" && join {
+		o.Kind = KindJoin
+	}
+	// Spark 3.2+ session windows: the key ends with the session start
+	if o.Kind == "" && len(o.Stores) == 1 {
+		if k := o.Stores[0].Key; len(k) > 0 && k[len(k)-1].Name == "sessionStartTime" {
+			o.Kind = KindSessionWindow
+		}
+	}
+	o.Keys = primaryKeys(o)
+	return o, nil
+}
+
+// primaryKeys derives the operator's keys from its state schema: the key
+// of its store (aggregation, dedup, flatMapGroupsWithState), the join
+// keys (keyToNumValues), a session window's grouping keys (its key without
+// the session start), transformWithState's grouping key.
+func primaryKeys(o Operator) []Field {
+	if len(o.Stores) == 0 {
+		return nil
+	}
+	if o.Kind == KindJoin {
+		for _, s := range o.Stores {
+			if strings.HasSuffix(s.Name, "-keyToNumValues") {
+				return s.Key
+			}
+		}
+	}
+	var k []Field
+	for _, s := range o.Stores {
+		if s.Name == checkpoint.DefaultStore && s.Family == "" {
+			k = s.Key
+		}
+	}
+	if k == nil {
+		k = o.Stores[0].Key
+	}
+	if o.Kind == KindSessionWindow && len(k) > 0 {
+		k = k[:len(k)-1]
+	}
+	return k
+}
+
+// ReadEnginePlan reads _ckgate/plan.json.
+func ReadEnginePlan(ctx context.Context, st gateway.Store) (*engine.Plan, error) {
+	data, _, err := st.Get(ctx, engine.PlanKey)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", engine.PlanKey, err)
+	}
+	var p engine.Plan
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", engine.PlanKey, checkpoint.ErrCorrupt, err)
+	}
+	if p.Version != 1 {
+		return nil, fmt.Errorf("%s: %w: plan version %d (this ckgate understands 1)", engine.PlanKey, checkpoint.ErrUnsupportedVersion, p.Version)
+	}
+	return &p, nil
+}
+
+// FromEnginePlan converts ckgate's _ckgate/plan.json. It records neither
+// the watermark delay nor the where filter (the engine does not compare
+// them on restart).
+func FromEnginePlan(p *engine.Plan) *Plan {
+	out := &Plan{Version: PlanVersion, Name: p.Name, Partitions: p.Partitions, OutputMode: p.Stateful.OutputMode,
+		EventTime: p.Stateful.EventTime, Operators: []Operator{}}
+	out.setUnknown("watermark", "_ckgate/plan.json does not record the watermark delay (a restart may change it)")
+	out.setUnknown("filters", "_ckgate/plan.json does not record the where filter (a restart may change it)")
+	out.setUnknown("output", "_ckgate/plan.json does not record the output schema")
+	out.Sources = []Source{sourceFromIdentity(p.Source)}
+	out.Sink = sinkFromIdentity(p.Sink)
+	if op := engineOperator(p.Stateful.Operator, p.Stateful.Keys, p.Stateful.SizeMs, p.Stateful.SlideMs, p.Stateful.GapMs); op != nil {
+		for _, a := range p.Stateful.Aggregates {
+			op.Aggregates = append(op.Aggregates, aggText(a.Func, a.Field))
+		}
+		out.Operators = append(out.Operators, *op)
+	}
+	return out
+}
+
+// engineOperator is the one operator of a ckgate spec (nil when stateless).
+func engineOperator(kind string, keys []string, sizeMs, slideMs, gapMs int64) *Operator {
+	k, ok := specOperatorKinds[kind]
+	if !ok {
+		return nil
+	}
+	op := &Operator{ID: new(int), Kind: k}
+	for _, name := range keys {
+		op.Keys = append(op.Keys, Field{Name: name})
+	}
+	ms := func(v int64) *Duration {
+		if v <= 0 {
+			return nil
+		}
+		d := Duration(v)
+		return &d
+	}
+	switch kind {
+	case "tumbling_window":
+		op.Window = &Window{Size: ms(sizeMs)}
+	case "sliding_window":
+		op.Window = &Window{Size: ms(sizeMs), Slide: ms(slideMs)}
+	case "session_window":
+		op.Window = &Window{Gap: ms(gapMs)}
+	}
+	return op
+}
+
+func aggText(fn, field string) string {
+	if field == "" {
+		return fn + "(*)"
+	}
+	return fn + "(" + field + ")"
+}
+
+// sourceFromIdentity converts a ckgate source identity (Source.Identity:
+// kind, path, format, topic, topic_id, cluster_id, rows_per_second, ...).
+func sourceFromIdentity(id map[string]string) Source {
+	s := Source{Kind: id["kind"], Options: map[string]string{}}
+	for k, v := range id {
+		switch k {
+		case "kind":
+		case "path":
+			s.Path = v
+		case "format":
+			s.Format = v
+		case "topic":
+			s.Topics = []string{v}
+		case "topic_id":
+			if t := id["topic"]; t != "" && v != "" {
+				s.TopicIDs = map[string]string{t: v}
+			}
+		case "cluster_id":
+			s.ClusterID = v
+		default:
+			s.Options[k] = v
+		}
+	}
+	return s
+}
+
+// sinkFromIdentity converts a ckgate sink identity (kind, path, format, url).
+func sinkFromIdentity(id map[string]string) *Sink {
+	if id == nil {
+		return nil
+	}
+	s := &Sink{Kind: id["kind"], Path: id["path"], Format: id["format"], URL: id["url"], Options: map[string]string{}}
+	for k, v := range id {
+		switch k {
+		case "kind", "path", "format", "url":
+		default:
+			s.Options[k] = v
+		}
+	}
+	return s
+}

@@ -1,0 +1,115 @@
+package compat
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ckgate/ckgate/engine/spec"
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// SpecOptions tune FromSpec.
+type SpecOptions struct {
+	// BaseDir resolves relative source and sink paths, as
+	// engine.Options.BaseDir does ("" = the working directory, which is
+	// what `ckgate run` uses).
+	BaseDir string
+}
+
+// FromSpec is the plan of a ckgate spec, with the source and sink
+// identities ckgate's engine records in _ckgate/plan.json (canonical URLs
+// of paths). A Kafka source's cluster and topic ids need the brokers: see
+// ResolveKafka.
+func FromSpec(s *spec.Spec, opts SpecOptions) (*Plan, error) {
+	p := &Plan{Version: PlanVersion, Name: s.Name, Partitions: s.Partitions, OutputMode: s.OutputMode, Operators: []Operator{}, Filters: []string{}}
+	src := Source{Kind: s.Source.Kind, Options: map[string]string{}}
+	switch s.Source.Kind {
+	case spec.SourceFiles:
+		u, err := canonicalURL(s.Source.Path, opts.BaseDir)
+		if err != nil {
+			return nil, &PlanError{Field: "source.path", Msg: err.Error()}
+		}
+		src.Path, src.Format = u, "jsonl"
+		src.Options["max_files_per_batch"] = strconv.Itoa(s.Source.MaxFilesPerBatch)
+	case spec.SourceRate:
+		src.Options["rows_per_second"] = strconv.FormatInt(s.Source.RowsPerSecond, 10)
+		src.Options["keys"] = strconv.FormatInt(s.Source.Keys, 10)
+		src.Options["total_rows"] = strconv.FormatInt(s.Source.TotalRows, 10)
+		src.Options["max_rows_per_batch"] = strconv.FormatInt(s.Source.MaxRowsPerBatch, 10)
+		if s.Source.Start != "" {
+			if ms, err := startMs(s.Source.Start); err == nil {
+				src.Options["start_ms"] = strconv.FormatInt(ms, 10)
+			}
+		}
+	case spec.SourceKafka:
+		src.Topics = []string{s.Source.Topic}
+		src.Options["brokers"] = strings.Join(s.Source.Brokers, ",")
+		src.Options["starting_offsets"] = s.Source.StartingOffsets
+		src.Options["max_offsets_per_trigger"] = strconv.FormatInt(s.Source.MaxOffsetsPerTrigger, 10)
+	}
+	p.Sources = []Source{src}
+	if s.Stateful() {
+		p.EventTime = s.EventTime
+	}
+	if s.EventTime != "" {
+		d := Duration(s.Watermark.Ms())
+		p.Watermark = &d
+	}
+	if s.Where != "" {
+		p.Filters = []string{s.Where}
+	}
+	o := s.Operator
+	if op := engineOperator(o.Kind, o.Keys, o.Size.Ms(), o.Slide.Ms(), o.Gap.Ms()); op != nil {
+		for _, a := range o.Aggregates {
+			op.Aggregates = append(op.Aggregates, aggText(a.Func, a.Field))
+		}
+		p.Operators = append(p.Operators, *op)
+	}
+	sink := &Sink{Kind: s.Sink.Kind}
+	switch s.Sink.Kind {
+	case spec.SinkFiles:
+		u, err := canonicalURL(s.Sink.Path, opts.BaseDir)
+		if err != nil {
+			return nil, &PlanError{Field: "sink.path", Msg: err.Error()}
+		}
+		sink.Path, sink.Format = u, s.Sink.Format
+	case spec.SinkHTTP:
+		sink.URL = s.Sink.URL
+	}
+	p.Sink = sink
+	return p, nil
+}
+
+// canonicalURL mirrors the engine: a relative path is made absolute
+// against base (or the working directory), then written as a store URL
+// without a trailing slash.
+func canonicalURL(raw, base string) (string, error) {
+	p := raw
+	if !strings.Contains(raw, "://") && !filepath.IsAbs(raw) {
+		var err error
+		if base == "" {
+			p, err = filepath.Abs(raw)
+		} else {
+			p = filepath.Join(base, raw)
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	u, err := gateway.ParseURL(p)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(u.String(), "/"), nil
+}
+
+// startMs parses a rate source's start time (RFC 3339), as the engine does.
+func startMs(s string) (int64, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, err
+	}
+	return t.UnixMilli(), nil
+}
