@@ -82,16 +82,7 @@ func (e *env) archive(c *cli.Context) error {
 	if newRoot != "" && (location(newRoot) == location(a[0]) || location(newRoot) == location(a[1])) {
 		return usageErrorf(c, "--new %s: the new root must differ from URL and DEST", gateway.Redact(newRoot))
 	}
-	who := c.String("principal")
-	if who == "" {
-		who = principal()
-	}
-	p := policy.Principal{ID: who, Kind: policy.KindHousekeeping}
-	eng, err := e.policyEngine(c)
-	if err != nil {
-		return err
-	}
-	log, closeLog, err := e.decisionLog(c)
+	p, eng, log, closeLog, err := e.housekeeping(c)
 	if err != nil {
 		return err
 	}

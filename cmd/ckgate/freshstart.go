@@ -80,16 +80,7 @@ func (e *env) freshStart(c *cli.Context) error {
 	if locs[0] == locs[1] || locs[0] == locs[2] || locs[1] == locs[2] {
 		return usageErrorf(c, "URL, --archive-to and --new must be three different locations")
 	}
-	who := c.String("principal")
-	if who == "" {
-		who = principal()
-	}
-	p := policy.Principal{ID: who, Kind: policy.KindHousekeeping}
-	eng, err := e.policyEngine(c)
-	if err != nil {
-		return err
-	}
-	log, closeLog, err := e.decisionLog(c)
+	p, eng, log, closeLog, err := e.housekeeping(c)
 	if err != nil {
 		return err
 	}

@@ -287,3 +287,23 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	return nil
 }
+
+// housekeeping returns the principal (--principal, or this user on this
+// host), the policy engine and the decision log of a command that writes
+// as kind housekeeping (archive, fresh-start).
+func (e *env) housekeeping(c *cli.Context) (policy.Principal, *policy.Engine, *policy.DecisionLog, func() error, error) {
+	who := c.String("principal")
+	if who == "" {
+		who = principal()
+	}
+	p := policy.Principal{ID: who, Kind: policy.KindHousekeeping}
+	eng, err := e.policyEngine(c)
+	if err != nil {
+		return p, nil, nil, nil, err
+	}
+	log, closeLog, err := e.decisionLog(c)
+	if err != nil {
+		return p, nil, nil, nil, err
+	}
+	return p, eng, log, closeLog, nil
+}

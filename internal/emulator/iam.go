@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,86 +29,34 @@ func NewS3User() S3User {
 // be refused for real: a bucket the root creates belongs to the root, and
 // a "user" account gets 403 AccessDenied on it.
 func StartVersitygwIAM(ctx context.Context, users ...S3User) (*S3Emulator, error) {
-	bin, err := Find("versitygw", "bin/versitygw")
-	if err != nil {
-		return nil, err
-	}
-	port, err := FreePort()
-	if err != nil {
-		return nil, fmt.Errorf("versitygw: free port: %w", err)
-	}
-	dir, err := os.MkdirTemp("", "ckgate-versitygw-iam-")
-	if err != nil {
-		return nil, fmt.Errorf("versitygw: %w", err)
-	}
-	fail := func(err error) (*S3Emulator, error) {
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("versitygw: %w", err)
-	}
-	data, sidecar, iam := filepath.Join(dir, "data"), filepath.Join(dir, "meta"), filepath.Join(dir, "iam")
-	for _, d := range []string{data, sidecar, iam} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			return fail(err)
+	return startVersitygw(ctx, "ckgate-versitygw-iam-", func(dir string) ([]string, error) {
+		iam := filepath.Join(dir, "iam")
+		if err := os.Mkdir(iam, 0o755); err != nil {
+			return nil, err
 		}
-	}
-	// The internal IAM keeps its accounts in users.json (versitygw
-	// auth/iam_internal.go: {"accessAccounts":{ACCESS:{...}}}).
-	type account struct {
-		Access    string `json:"access"`
-		Secret    string `json:"secret"`
-		Role      string `json:"role"`
-		UserID    int    `json:"userID"`
-		GroupID   int    `json:"groupID"`
-		ProjectID int    `json:"projectID"`
-	}
-	accounts := map[string]account{}
-	for _, u := range users {
-		accounts[u.AccessKey] = account{Access: u.AccessKey, Secret: u.SecretKey, Role: u.Role}
-	}
-	b, err := json.Marshal(map[string]any{"accessAccounts": accounts})
-	if err != nil {
-		return fail(err)
-	}
-	if err := os.WriteFile(filepath.Join(iam, "users.json"), b, 0o600); err != nil {
-		return fail(err)
-	}
-	useSidecar := !userXattrs(data)
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	args := []string{"--port", addr, "--quiet", "--iam-dir", iam, "posix"}
-	if useSidecar {
-		args = append(args, "--sidecar", sidecar)
-	}
-	args = append(args, data)
-	e := &S3Emulator{
-		Endpoint:  "http://" + addr,
-		AccessKey: "CKGATE" + rand.Text()[:14],
-		SecretKey: rand.Text() + rand.Text()[:14],
-		Region:    "us-east-1",
-		Sidecar:   useSidecar,
-		dir:       dir,
-	}
-	env := []string{
-		"ROOT_ACCESS_KEY=" + e.AccessKey,
-		"ROOT_SECRET_KEY=" + e.SecretKey,
-		"VGW_REGION=" + e.Region,
-	}
-	ready := func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.Endpoint+"/", nil)
+		// The internal IAM keeps its accounts in users.json (versitygw
+		// auth/iam_internal.go: {"accessAccounts":{ACCESS:{...}}}).
+		type account struct {
+			Access    string `json:"access"`
+			Secret    string `json:"secret"`
+			Role      string `json:"role"`
+			UserID    int    `json:"userID"`
+			GroupID   int    `json:"groupID"`
+			ProjectID int    `json:"projectID"`
+		}
+		accounts := map[string]account{}
+		for _, u := range users {
+			accounts[u.AccessKey] = account{Access: u.AccessKey, Secret: u.SecretKey, Role: u.Role}
+		}
+		b, err := json.Marshal(map[string]any{"accessAccounts": accounts})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
+		if err := os.WriteFile(filepath.Join(iam, "users.json"), b, 0o600); err != nil {
+			return nil, err
 		}
-		return resp.Body.Close()
-	}
-	p, err := Start(ctx, "versitygw", bin, args, env, addr, dir, ready)
-	if err != nil {
-		return fail(err)
-	}
-	e.proc = p
-	return e, nil
+		return []string{"--iam-dir", iam}, nil
+	})
 }
 
 // STSEmulator is versitygw's standalone IAM API server, which answers

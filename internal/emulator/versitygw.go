@@ -50,6 +50,13 @@ func (e *S3Emulator) Logs() string {
 // into a sidecar directory otherwise. It returns an error wrapping
 // ErrMissing when the binary is not installed.
 func StartVersitygw(ctx context.Context) (*S3Emulator, error) {
+	return startVersitygw(ctx, "ckgate-versitygw-", nil)
+}
+
+// startVersitygw starts versitygw's posix backend in a new temp directory
+// named with pattern. setup, when given, prepares more of that directory
+// and returns gateway options to put before the "posix" subcommand.
+func startVersitygw(ctx context.Context, pattern string, setup func(dir string) ([]string, error)) (*S3Emulator, error) {
 	bin, err := Find("versitygw", "bin/versitygw")
 	if err != nil {
 		return nil, err
@@ -58,21 +65,32 @@ func StartVersitygw(ctx context.Context) (*S3Emulator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("versitygw: free port: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "ckgate-versitygw-")
+	dir, err := os.MkdirTemp("", pattern)
 	if err != nil {
+		return nil, fmt.Errorf("versitygw: %w", err)
+	}
+	fail := func(err error) (*S3Emulator, error) {
+		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("versitygw: %w", err)
 	}
 	data := filepath.Join(dir, "data")
 	sidecar := filepath.Join(dir, "meta")
 	for _, d := range []string{data, sidecar} {
 		if err := os.Mkdir(d, 0o755); err != nil {
-			_ = os.RemoveAll(dir)
-			return nil, fmt.Errorf("versitygw: %w", err)
+			return fail(err)
 		}
 	}
-	useSidecar := !userXattrs(data)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	args := []string{"--port", addr, "--quiet", "posix"}
+	args := []string{"--port", addr, "--quiet"}
+	if setup != nil {
+		extra, err := setup(dir)
+		if err != nil {
+			return fail(err)
+		}
+		args = append(args, extra...)
+	}
+	useSidecar := !userXattrs(data)
+	args = append(args, "posix")
 	if useSidecar {
 		args = append(args, "--sidecar", sidecar)
 	}
