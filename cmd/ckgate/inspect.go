@@ -94,9 +94,6 @@ func (e *env) inspect(c *cli.Context) error {
 				gateway.Redact(a[0]), *opts.Batch, rangesText(rep.OffsetsLog.Ranges), rangesText(rep.CommitLog.Ranges))}
 		}
 		if f == "json" {
-			if rep.Findings == nil {
-				rep.Findings = []checkpoint.Finding{} // "findings": [], never null
-			}
 			if err := printJSON(e.stdout, rep); err != nil {
 				return err
 			}

@@ -57,6 +57,9 @@ func Inspect(ctx context.Context, st gateway.Store, opts Options) (*Report, erro
 	}
 	in.listingFindings()
 	in.r.Findings = sortFindings(in.findings)
+	if in.r.Findings == nil {
+		in.r.Findings = []Finding{} // "findings": [] in JSON, never null
+	}
 	return in.r, nil
 }
 
