@@ -3,7 +3,6 @@ package validate
 import (
 	"context"
 	"errors"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -229,18 +228,7 @@ func (t *azTarget) identify(ctx context.Context) identity {
 }
 
 // azKind classifies an error of a container-level request.
-func azKind(err error) error {
-	info := inspect(err)
-	switch {
-	case info.status == http.StatusNotFound:
-		return gateway.ErrNotFound
-	case info.status == http.StatusForbidden || info.status == http.StatusUnauthorized:
-		return gateway.ErrPermission
-	case info.status >= 500 || info.status == 0:
-		return gateway.ErrUnavailable
-	}
-	return gateway.ErrUnsupported
-}
+func azKind(err error) error { return containerKind(err, nil) }
 
 func (t *azTarget) properties(ctx context.Context) outcome {
 	p, err := t.client.GetProperties(ctx, nil)

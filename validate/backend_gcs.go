@@ -264,16 +264,7 @@ func gcsKind(err error) error {
 	if errors.Is(err, storage.ErrBucketNotExist) {
 		return gateway.ErrNotFound
 	}
-	info := inspect(err)
-	switch {
-	case info.status == http.StatusNotFound:
-		return gateway.ErrNotFound
-	case info.status == http.StatusForbidden || info.status == http.StatusUnauthorized:
-		return gateway.ErrPermission
-	case info.status >= 500 || info.status == 0:
-		return gateway.ErrUnavailable
-	}
-	return gateway.ErrUnsupported
+	return containerKind(err, nil)
 }
 
 func (t *gcsTarget) bucketAttrs(ctx context.Context) outcome {

@@ -240,16 +240,7 @@ func roleOfAssumedRole(arn string) string {
 
 // s3Kind classifies an error of a bucket-level request.
 func s3Kind(err error) error {
-	info := inspect(err)
-	switch {
-	case info.status == http.StatusNotFound || info.code == "NoSuchBucket" || info.code == "NotFound":
-		return gateway.ErrNotFound
-	case info.status == http.StatusForbidden || info.status == http.StatusUnauthorized:
-		return gateway.ErrPermission
-	case info.status >= 500 || info.status == 0:
-		return gateway.ErrUnavailable
-	}
-	return gateway.ErrUnsupported
+	return containerKind(err, func(info errInfo) bool { return info.code == "NoSuchBucket" || info.code == "NotFound" })
 }
 
 func (t *s3Target) headBucket(ctx context.Context) outcome {

@@ -204,3 +204,19 @@ func (r *redactor) clean(msg string) string {
 	}
 	return msg
 }
+
+// containerKind classifies an error of a bucket- or container-level request
+// by its HTTP status; notFound reports provider codes that also mean "no
+// such bucket".
+func containerKind(err error, notFound func(errInfo) bool) error {
+	info := inspect(err)
+	switch {
+	case info.status == http.StatusNotFound || (notFound != nil && notFound(info)):
+		return gateway.ErrNotFound
+	case info.status == http.StatusForbidden || info.status == http.StatusUnauthorized:
+		return gateway.ErrPermission
+	case info.status >= 500 || info.status == 0:
+		return gateway.ErrUnavailable
+	}
+	return gateway.ErrUnsupported
+}
