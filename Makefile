@@ -10,10 +10,12 @@ LDFLAGS      := -X main.version=$(VERSION)
 TEST_TIMEOUT ?= 30m
 BENCHTIME    ?= 1s
 FUZZTIME     ?= 10s
+FUZZMINIMIZETIME ?= 5s
+SOAK_RUNS    ?= 50
 DEMO_DIR     := demo
 PKGS         ?= ./...
 
-.PHONY: build tools test bench fuzz lint demo clean
+.PHONY: build tools test soak bench fuzz lint demo clean
 
 ## build: the ckgate binary in bin/, with the version stamped in
 build:
@@ -27,6 +29,17 @@ tools:
 test: tools
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
+## soak: the process-level reliability tests at length, without the race detector (make test runs them with it, 2 runs per cell): SOAK_RUNS runs per cell of the SIGKILL matrix (local disk and S3 on versitygw, each with the file and the http sink) and the concurrent-writer rounds, then the table of runs, kills, lost, duplicated (all must be 0)
+soak: tools
+	@report=$$(mktemp "$${TMPDIR:-/tmp}/ckgate-soak.XXXXXX")
+	trap 'rm -f "$$report"' EXIT
+	echo "CKGATE_SOAK_RUNS=$(SOAK_RUNS) CKGATE_SOAK_REPORT=$$report $(GO) test -run 'Soak|SIGKILL|ConcurrentWriters' -count=1 -timeout 120m ./cmd/ckgate/"
+	status=0
+	CKGATE_SOAK_RUNS=$(SOAK_RUNS) CKGATE_SOAK_REPORT="$$report" $(GO) test -run 'Soak|SIGKILL|ConcurrentWriters' -count=1 -timeout 120m ./cmd/ckgate/ || status=$$?
+	echo
+	sed -E 's/^\{//; s/\}$$//; s/"//g; s/,/  /g' "$$report"
+	exit $$status
+
 ## bench: every benchmark, then the summary table (NAME VALUE UNIT GOAL); fails on a missed goal
 bench: tools
 	@summary=$$(mktemp "$${TMPDIR:-/tmp}/ckgate-bench.XXXXXX")
@@ -36,15 +49,9 @@ bench: tools
 	echo
 	$(GO) run ./cmd/benchsum "$$summary"
 
-## fuzz: every Fuzz target in the repository for FUZZTIME each (found by grep, so new ones run too)
+## fuzz: every Fuzz target in the repository for FUZZTIME each (found by grep, so new ones run too), then executions per target and the total
 fuzz:
-	@targets=$$(grep -rEo --include='*_test.go' --exclude-dir=.git --exclude-dir=.tools --exclude-dir=$(DEMO_DIR) \
-		'^func Fuzz[A-Za-z0-9_]*\(' . | sed -E 's/^(.*)\/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\($$/\1 \2/' | sort -u || true)
-	if [ -z "$$targets" ]; then echo "no fuzz targets found"; exit 0; fi
-	while read -r dir name; do
-		echo "== $$dir $$name ($(FUZZTIME))"
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) "$$dir"
-	done <<< "$$targets"
+	GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) bash scripts/fuzz-summary.sh
 
 ## lint: gofmt must list nothing, go vet must pass
 lint:

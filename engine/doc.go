@@ -24,6 +24,14 @@
 // source or sink is refused, and the partitions recorded there win over the
 // spec's.
 //
+// Before it takes the writer session, Open checks every file a restart
+// reads (metadata, the latest offsets and the one before, the latest
+// commit and how the logs relate, the writer record, the plan, operator
+// metadata, a file source's log, and the state file chains the commit
+// names). A missing, empty, truncated, corrupt or too-new one is refused
+// with a *CorruptError (ErrCorrupt) naming the file and the safe next
+// step; nothing is written, and ckgate never overwrites or repairs it.
+//
 // # Watermark and late rows
 //
 // The watermark of batch N is the largest event time seen in batches before

@@ -133,6 +133,10 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 			return nil, fmt.Errorf("where: %w", err)
 		}
 	}
+	// refuse a damaged checkpoint before the session or anything else writes
+	if err := preflight(ctx, opts.Checkpoint, s); err != nil {
+		return nil, err
+	}
 	id, fresh, err := readQueryID(ctx, opts.Checkpoint)
 	if err != nil {
 		return nil, err
@@ -168,13 +172,19 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 		}
 	}
 	env := source.Env{Checkpoint: q.cp, CreateEntry: q.sess.CreateEntry, Dir: "sources/0", Open: q.open, Now: opts.Now}
-	if q.src, err = source.New(ctx, s, env); err != nil {
+	// (through locals: a failed New may return a typed nil, which Close
+	// must not call)
+	src, err := source.New(ctx, s, env)
+	if err != nil {
 		return nil, err
 	}
+	q.src = src
 	senv := sink.Env{QueryID: id, Checkpoint: q.cp, Open: q.openFenced, Console: opts.Console, Now: opts.Now}
-	if q.snk, err = sink.New(ctx, s, senv); err != nil {
+	snk, err := sink.New(ctx, s, senv)
+	if err != nil {
 		return nil, err
 	}
+	q.snk = snk
 	ps := planOf(s)
 	want := Plan{Version: 1, Name: s.Name, Fingerprint: fingerprint(ps), Stateful: ps, Partitions: s.Partitions,
 		Source: q.src.Identity(), Sink: q.snk.Identity()}

@@ -1,16 +1,288 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/operator"
+	"github.com/ckgate/ckgate/engine/spec"
 	"github.com/ckgate/ckgate/engine/state"
 	"github.com/ckgate/ckgate/gateway"
 )
+
+// CorruptError is a checkpoint file a restart needs that is missing,
+// damaged or in a format this ckgate does not understand. Open returns it
+// before it writes anything: ckgate never repairs or overwrites such a
+// file. It matches ErrCorrupt with errors.Is (and the decoder's error, e.g.
+// checkpoint.ErrTruncated or checkpoint.ErrUnsupportedVersion).
+type CorruptError struct {
+	Key  string // the file at fault
+	What string // "is truncated (…)", "is missing", …
+	Next string // the safe next step
+	Err  error  // the decoder's error, if any
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%s %s; %s; ckgate will not overwrite it (`ckgate inspect` lists every problem of the checkpoint)", e.Key, e.What, e.Next)
+}
+
+func (e *CorruptError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrCorrupt}
+	}
+	return []error{ErrCorrupt, e.Err}
+}
+
+// refuse describes why the bytes of key cannot be used.
+func refuse(key string, data []byte, err error) *CorruptError {
+	e := &CorruptError{Key: key, Next: checkpoint.NextRestore, Err: err}
+	var ve *checkpoint.VersionError
+	switch {
+	case errors.As(err, &ve):
+		e.What = fmt.Sprintf("has format version v%d, newer than this ckgate understands (%s up to v%d)", ve.Found, ve.What, ve.Max)
+		e.Next = checkpoint.NextNewer
+	case data != nil && len(bytes.TrimSpace(data)) == 0:
+		e.What = fmt.Sprintf("is empty (%d bytes): a write was cut short or the file was emptied", len(data))
+	case errors.Is(err, checkpoint.ErrTruncated):
+		e.What = fmt.Sprintf("is truncated (%v)", err)
+	default:
+		e.What = fmt.Sprintf("is corrupt (%v)", err)
+	}
+	return e
+}
+
+// missing is the error for a file a restart needs that is gone.
+func missing(key, why string) *CorruptError {
+	return &CorruptError{Key: key, What: "is missing: " + why, Next: checkpoint.NextRestore}
+}
+
+// Preflight checks, without writing anything, that a restart of s can use
+// the checkpoint in st: the checks Open makes before it takes the writer
+// session (see preflight). A caller that reads the checkpoint before Open
+// (a policy guard, say) runs it first, so that a damaged checkpoint is
+// refused with a *CorruptError naming the file and the safe next step.
+func Preflight(ctx context.Context, st gateway.Store, s *spec.Spec) error {
+	return preflight(ctx, st, s)
+}
+
+// preflight checks, before Open takes the writer session and so before
+// anything is written, every file a restart reads: metadata, the latest
+// offsets and commit and how the two logs relate (Spark's restart rules),
+// ckgate's plan, the operator metadata, a file source's log, and the state
+// file chains the commit a restart resumes from names. The first problem
+// is a *CorruptError naming the file and the safe next step.
+func preflight(ctx context.Context, st gateway.Store, s *spec.Spec) error {
+	L, err := latestID(ctx, st, checkpoint.OffsetsDir)
+	if err != nil {
+		return err
+	}
+	C, err := latestID(ctx, st, checkpoint.CommitsDir)
+	if err != nil {
+		return err
+	}
+	// get reads key; a missing one is (nil, nil), an empty one non-nil
+	get := func(key string) ([]byte, error) {
+		data, _, err := st.Get(ctx, key)
+		if errors.Is(err, gateway.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", key, err)
+		}
+		if data == nil {
+			data = []byte{}
+		}
+		return data, nil
+	}
+	data, err := get(checkpoint.MetadataKey)
+	if err != nil {
+		return err
+	}
+	switch {
+	case data == nil && (L >= 0 || C >= 0):
+		return &CorruptError{Key: checkpoint.MetadataKey,
+			What: fmt.Sprintf("is missing but the offset and commit logs hold batches (latest offsets %d, commit %d): it holds the query id, and a new id must not be written over old offsets (SPARK-55058)", L, C),
+			Next: "restore \"metadata\" from an archive (`ckgate archive` keeps verified copies) or start over with `ckgate fresh-start`"}
+	case data != nil:
+		if _, err := checkpoint.DecodeStreamMetadata(data); err != nil {
+			return refuse(checkpoint.MetadataKey, data, err)
+		}
+	}
+	switch {
+	case C > L:
+		return &CorruptError{Key: checkpoint.CommitKey(C),
+			What: fmt.Sprintf("is ahead of the offset log (latest offsets/%d): a commit without its offsets entry; Spark would re-run batch %d and fail to log it", max(L, -1), max(L, 0)),
+			Next: fmt.Sprintf("restore offsets/%d from an archive (`ckgate archive`) or start over with `ckgate fresh-start`; do not delete log entries by hand", C)}
+	case L >= 0 && C < L-1:
+		return &CorruptError{Key: checkpoint.OffsetsKey(L),
+			What: fmt.Sprintf("is ahead of the commit log by more than one batch (latest commit %d)", C),
+			Next: fmt.Sprintf("restore commits %d..%d from an archive (`ckgate archive`) or start over with `ckgate fresh-start`", C+1, L-1)}
+	}
+	decode := func(key string, why string, dec func([]byte) error) error {
+		data, err := get(key)
+		if err != nil {
+			return err
+		}
+		if data == nil {
+			return missing(key, why)
+		}
+		if err := dec(data); err != nil {
+			return refuse(key, data, err)
+		}
+		return nil
+	}
+	offsets := func(data []byte) error { _, err := checkpoint.DecodeOffsetSeq(data); return err }
+	var resume *checkpoint.CommitMetadata
+	commit := func(data []byte) (err error) { resume, err = checkpoint.DecodeCommit(data); return err }
+	if L >= 0 {
+		if err := decode(checkpoint.OffsetsKey(L), "the latest offsets entry", offsets); err != nil {
+			return err
+		}
+	}
+	if L > 0 {
+		why := fmt.Sprintf("offsets/%d exists, and a restart reads the offsets of the batch before it (Spark: \"batch %d doesn't exist\")", L, L-1)
+		if err := decode(checkpoint.OffsetsKey(L-1), why, offsets); err != nil {
+			return err
+		}
+	}
+	if C >= 0 {
+		if err := decode(checkpoint.CommitKey(C), "the latest commit", commit); err != nil {
+			return err
+		}
+	}
+	if data, err := get(gateway.WriterKey); err != nil {
+		return err
+	} else if data != nil {
+		if _, err := gateway.ParseWriterRecord(data); err != nil {
+			e := refuse(gateway.WriterKey, data, fmt.Errorf("%w: %v", checkpoint.ErrCorrupt, err))
+			e.Next = "it is ckgate's single-writer lock, not checkpoint data: make sure no ckgate run uses this checkpoint, then remove it with `ckgate store rm URL " + gateway.WriterKey + "` (the next run creates a new one)"
+			return e
+		}
+	}
+	if data, err := get(checkpoint.PlanKey); err != nil {
+		return err
+	} else if data != nil {
+		var p Plan
+		if err := json.NewDecoder(bytes.NewReader(data)).Decode(&p); err != nil {
+			return refuse(checkpoint.PlanKey, data, planErr(err))
+		}
+		switch {
+		case p.Version > 1:
+			return refuse(checkpoint.PlanKey, data, &checkpoint.VersionError{What: "plan", Found: p.Version, Max: 1})
+		case p.Version < 1:
+			return refuse(checkpoint.PlanKey, data, fmt.Errorf("%w: plan version %d", checkpoint.ErrCorrupt, p.Version))
+		}
+	}
+	if data, err := get(checkpoint.OperatorMetadataKey("0")); err != nil {
+		return err
+	} else if data != nil {
+		if _, err := checkpoint.DecodeOperatorMetadata(data); err != nil {
+			return refuse(checkpoint.OperatorMetadataKey("0"), data, err)
+		}
+	}
+	if key := checkpoint.SourcesDir + "/0/0"; s.Source.Kind == spec.SourceKafka || s.Source.Kind == spec.SourceRate {
+		data, err := get(key)
+		if err != nil {
+			return err
+		}
+		if data != nil {
+			if err := decodeSourceStart(s.Source.Kind, data); err != nil {
+				return refuse(key, data, err)
+			}
+		}
+	}
+	if s.Source.Kind == spec.SourceFiles {
+		dir := checkpoint.SourcesDir + "/0"
+		if _, _, err := checkpoint.ReadFileSourceLog(ctx, st, dir); err != nil && !errors.Is(err, gateway.ErrNotFound) {
+			if !errors.Is(err, checkpoint.ErrCorrupt) && !errors.Is(err, checkpoint.ErrUnsupportedVersion) {
+				return fmt.Errorf("file source log %s: %w", dir, err)
+			}
+			key := dir
+			var ke *checkpoint.KeyError
+			if errors.As(err, &ke) {
+				key, err = ke.Key, ke.Err
+			}
+			e := refuse(key, nil, err)
+			e.What += " (a file source log entry: the files each batch read)"
+			return e
+		}
+	}
+	if resume != nil {
+		return checkStateChains(ctx, st, C, resume)
+	}
+	return nil
+}
+
+// decodeSourceStart checks sources/0/0 of a Kafka source (its initial
+// offsets) or a rate source ("v1\n<start epoch ms>").
+func decodeSourceStart(kind string, data []byte) error {
+	if kind == spec.SourceKafka {
+		_, err := checkpoint.DecodeKafkaInitialOffsets(data)
+		return err
+	}
+	v, ms, ok := strings.Cut(strings.TrimSpace(string(data)), "\n")
+	if n, err := strconv.Atoi(strings.TrimPrefix(v, "v")); err == nil && strings.HasPrefix(v, "v") && n > 1 {
+		return &checkpoint.VersionError{What: "rate source start time", Found: n, Max: 1}
+	}
+	if _, err := strconv.ParseInt(strings.TrimSpace(ms), 10, 64); !ok || v != "v1" || err != nil {
+		return fmt.Errorf("%w: not a rate source start time (want v1 and epoch ms)", checkpoint.ErrCorrupt)
+	}
+	return nil
+}
+
+// planErr marks a plan cut short as truncated.
+func planErr(err error) error {
+	var se *json.SyntaxError
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.As(err, &se) && se.Error() == "unexpected end of JSON input" {
+		return fmt.Errorf("%w: %v", checkpoint.ErrTruncated, err)
+	}
+	return fmt.Errorf("%w: %v", checkpoint.ErrCorrupt, err)
+}
+
+// checkStateChains reads and checks every state file that commits/n names
+// for operator 0, and the files each builds on.
+func checkStateChains(ctx context.Context, st gateway.Store, n int64, cm *checkpoint.CommitMetadata) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(2, runtime.GOMAXPROCS(0)))
+	for p, names := range cm.StateUniqueIDs[0] {
+		if len(names) == 0 || names[0] == "" {
+			continue
+		}
+		g.Go(func() error {
+			dir := "state/0/" + strconv.Itoa(p) + "/"
+			for name, depth := names[0], 0; name != ""; depth++ {
+				if depth > 100000 {
+					return &CorruptError{Key: dir + names[0], What: "starts a state chain longer than 100000 files", Next: checkpoint.NextRestore}
+				}
+				key := dir + name
+				data, _, err := st.Get(ctx, key)
+				if errors.Is(err, gateway.ErrNotFound) {
+					return missing(key, fmt.Sprintf("%s names state file %s of partition %d, and a restart rebuilds the state from it", checkpoint.CommitKey(n), names[0], p))
+				}
+				if err != nil {
+					return fmt.Errorf("read %s: %w", key, err)
+				}
+				h, err := state.Decode(data, nil)
+				if err != nil {
+					return refuse(key, data, err)
+				}
+				name = h.Base
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
 
 // recover finds where to resume (Spark's populateStartOffsets).
 func (q *Query) recover(ctx context.Context) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -22,12 +23,40 @@ const (
 	// Crash stops the store as a crashed process would: the request is not
 	// done, OnCrash runs, and every later request fails with ErrCrashed.
 	Crash
+	// CrashAfter does the request, then crashes as Crash does: the process
+	// died right after the store applied the write, before it saw the answer.
+	CrashAfter
+	// Timeout waits Delay (or until the context ends), does the request and
+	// reports a timeout (ErrUnavailable wrapping context.DeadlineExceeded):
+	// the caller gave up, and the request may have happened.
+	Timeout
 )
+
+// String names the action: "fail-before", "fail-after", "delay", "crash",
+// "crash-after", "timeout".
+func (a FaultAction) String() string {
+	switch a {
+	case FailBefore:
+		return "fail-before"
+	case FailAfter:
+		return "fail-after"
+	case Delay:
+		return "delay"
+	case Crash:
+		return "crash"
+	case CrashAfter:
+		return "crash-after"
+	case Timeout:
+		return "timeout"
+	}
+	return fmt.Sprintf("action(%d)", uint8(a))
+}
 
 // ErrCrashed is returned by a store after an injected Crash.
 var ErrCrashed = errors.New("injected crash")
 
-// Fault injects one failure into the Nth request that matches Op and Prefix.
+// Fault injects one failure into the Nth request that matches Op and Prefix,
+// or, with Probability, into a random share of the matching requests.
 type Fault struct {
 	Op     Op            // "" matches every operation
 	Prefix string        // key prefix to match; "" matches every key
@@ -35,27 +64,48 @@ type Fault struct {
 	From   int           // with Nth 0: the first matching request (1-based) that fails; 0 means the first
 	Action FaultAction   //
 	Err    error         // for FailBefore / FailAfter; default ErrUnavailable
-	Delay  time.Duration // for Delay
+	Delay  time.Duration // for Delay and Timeout
+
+	// Probability, when > 0, makes the fault fire on each matching request
+	// (from From on) with this probability, drawn from the injector's seeded
+	// generator (NewSeededFaults), so a run replays exactly with the same
+	// seed and the same order of requests. Nth is then ignored.
+	Probability float64
+	// OneOf, with Probability, draws the action of each firing uniformly
+	// from these instead of using Action.
+	OneOf []FaultAction
 }
 
 func (f Fault) matches(c Call) bool {
 	return (f.Op == "" || f.Op == c.Op) && strings.HasPrefix(c.Key, f.Prefix)
 }
 
-// Faults is a fault-injecting decorator; create it with NewFaults.
+// Faults is a fault-injecting decorator; create it with NewFaults or
+// NewSeededFaults.
 type Faults struct {
 	mu      sync.Mutex
 	faults  []Fault
 	seen    []int
 	crashed bool
 	fired   int
+	byKind  map[FaultAction]int
+	rng     *rand.Rand
 	// OnCrash runs once when a Crash fault fires (a child process exits here).
 	OnCrash func()
 }
 
-// NewFaults returns an injector for the given faults.
+// NewFaults returns an injector for the given faults. Faults with a
+// Probability draw from a generator seeded with 1; use NewSeededFaults to
+// choose the seed.
 func NewFaults(faults ...Fault) *Faults {
-	return &Faults{faults: faults, seen: make([]int, len(faults))}
+	return NewSeededFaults(1, faults...)
+}
+
+// NewSeededFaults returns an injector whose random faults (Probability)
+// are drawn from a generator seeded with seed.
+func NewSeededFaults(seed uint64, faults ...Fault) *Faults {
+	return &Faults{faults: faults, seen: make([]int, len(faults)), byKind: map[FaultAction]int{},
+		rng: rand.New(rand.NewPCG(seed, 0x6661756c7473))}
 }
 
 // Wrap returns s with the faults injected.
@@ -89,9 +139,30 @@ func (f *Faults) Wrap(s Store) Store {
 				return E(string(c.Op), c.Key, ErrUnavailable, ctx.Err())
 			}
 			return next(ctx)
+		case Timeout:
+			t := time.NewTimer(fault.Delay)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return E(string(c.Op), c.Key, ErrUnavailable, ctx.Err())
+			}
+			if err := next(ctx); err != nil {
+				return err
+			}
+			return E(string(c.Op), c.Key, ErrUnavailable, fmt.Errorf("injected timeout after %s: %w", fault.Delay, context.DeadlineExceeded))
 		case Crash:
 			if f.OnCrash != nil {
 				f.OnCrash()
+			}
+			return E(string(c.Op), c.Key, ErrUnavailable, ErrCrashed)
+		case CrashAfter:
+			err := next(ctx)
+			if f.OnCrash != nil {
+				f.OnCrash()
+			}
+			if err != nil {
+				return err
 			}
 			return E(string(c.Op), c.Key, ErrUnavailable, ErrCrashed)
 		}
@@ -117,13 +188,22 @@ func (f *Faults) pick(c Call) (Fault, bool, bool) {
 			continue
 		}
 		f.seen[i]++
-		if fault.Nth == f.seen[i] || (fault.Nth == 0 && f.seen[i] >= fault.From) {
-			f.fired++
-			if fault.Action == Crash {
-				f.crashed = true
+		if fault.Probability > 0 {
+			if f.seen[i] < fault.From || f.rng.Float64() >= fault.Probability {
+				continue
 			}
-			return fault, true, false
+			if len(fault.OneOf) > 0 {
+				fault.Action = fault.OneOf[f.rng.IntN(len(fault.OneOf))]
+			}
+		} else if fault.Nth != f.seen[i] && (fault.Nth != 0 || f.seen[i] < fault.From) {
+			continue
 		}
+		f.fired++
+		f.byKind[fault.Action]++
+		if fault.Action == Crash || fault.Action == CrashAfter {
+			f.crashed = true
+		}
+		return fault, true, false
 	}
 	return Fault{}, false, false
 }
@@ -135,7 +215,18 @@ func (f *Faults) Fired() int {
 	return f.fired
 }
 
-// Crashed reports whether a Crash fault has fired.
+// FiredBy returns how many faults have fired, by action.
+func (f *Faults) FiredBy() map[FaultAction]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[FaultAction]int, len(f.byKind))
+	for a, n := range f.byKind {
+		out[a] = n
+	}
+	return out
+}
+
+// Crashed reports whether a Crash or CrashAfter fault has fired.
 func (f *Faults) Crashed() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()

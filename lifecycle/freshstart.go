@@ -69,15 +69,18 @@ type FreshStartResult struct {
 	Steps []string
 }
 
-// FreshStart writes the start point of the new root (source.StartKey: the
-// first run reads its initial offsets from it; the root must be empty, or
+// FreshStart writes the start point of the new root (source.StartKey: a
+// Kafka source's first run reads its initial offsets from it; a files
+// source treats the files its boundary names, or that were modified before
+// its time, as processed, on every run; the root must be empty, or
 // hold only that same start point, left by a fresh start that failed
 // later), then archives the checkpoint at src to dst with a fresh start
 // (Archive with FreshStart: the old root gets ArchivedKey), then writes
 // the migration record in the new root (MigratedFromKey) and then the old
 // one (MigratedToKey), all create-only. A root already archived is
 // refused (ErrArchived and gateway.ErrExists) before anything is
-// written. Every partition of Start must name an offset at or above zero.
+// written. Start holds either Kafka offsets (every partition at or above
+// zero) or a files boundary (a time or processed files).
 func FreshStart(ctx context.Context, src, dst, newRoot gateway.Store, opts FreshStartOptions) (*FreshStartResult, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -88,18 +91,8 @@ func FreshStart(ctx context.Context, src, dst, newRoot gateway.Store, opts Fresh
 	if newRoot == nil {
 		return nil, errors.New("a fresh start needs the new root")
 	}
-	if len(opts.Start.Kafka) == 0 {
-		return nil, errors.New("a fresh start needs a boundary: the Kafka offsets the new root starts at")
-	}
-	for topic, parts := range opts.Start.Kafka {
-		if len(parts) == 0 {
-			return nil, fmt.Errorf("boundary: topic %s has no partitions", topic)
-		}
-		for p, o := range parts {
-			if o < 0 {
-				return nil, fmt.Errorf("boundary: topic %s partition %d: offset %d", topic, p, o)
-			}
-		}
+	if err := checkStart(opts.Start); err != nil {
+		return nil, err
 	}
 	start, err := json.MarshalIndent(opts.Start, "", "  ")
 	if err != nil {
@@ -173,12 +166,27 @@ func putStart(ctx context.Context, st gateway.Store, name string, start []byte) 
 func freshStartSteps(rec MigrationRecord) []string {
 	return []string{
 		fmt.Sprintf("point the query at the new root and run it into an isolated output (a new sink path or table), not the old one: ckgate run SPEC --checkpoint %s", rec.NewRoot),
-		fmt.Sprintf("reconcile: the old output holds what %s committed; the new output starts at the boundary %s; compare the old root's last committed offsets (ckgate inspect %s) with the boundary: records between them are in neither output or in both; reconcile them before switching readers", rec.OldRoot, describeStart(rec.Boundary), rec.OldRoot),
+		fmt.Sprintf("reconcile: the old output holds what %s committed; the new output starts at the boundary %s; compare the old root's last committed offsets (ckgate inspect %s) with the boundary: records between them are in neither output or in both; reconcile them before switching readers", rec.OldRoot, DescribeStart(rec.Boundary), rec.OldRoot),
 		"switch the readers to the new output once reconciled, then retire the old output by policy (the old root and the archive " + rec.ArchivedTo + " are kept)",
 	}
 }
 
-func describeStart(sp source.StartPoint) string {
+// DescribeStart says where a new root starts, in one line.
+func DescribeStart(sp source.StartPoint) string {
+	if f := sp.Files; f != nil {
+		in := f.Path
+		if in == "" {
+			in = "the input"
+		}
+		switch {
+		case f.ModifiedFrom != nil:
+			return fmt.Sprintf("the files of %s modified at or after %s", in, f.ModifiedFrom.Format(time.RFC3339Nano))
+		case f.FromLogOffset != nil:
+			return fmt.Sprintf("the files of %s other than the %d the old file source log recorded up to log offset %d", in, len(f.Processed), *f.FromLogOffset)
+		default:
+			return fmt.Sprintf("the files of %s other than the %d named as processed", in, len(f.Processed))
+		}
+	}
 	b, _ := json.Marshal(sp.Kafka)
 	return string(b)
 }

@@ -1,43 +1,3 @@
-// Package lifecycle plans and applies the retention of a checkpoint:
-// which files of a micro-batch streaming query's checkpoint (Spark's layout,
-// written by Spark or by ckgate's engine) can never be needed again.
-//
-// # Retention
-//
-// Plan is a pure function, modelled on restic's forget: from a Listing (every
-// key of the checkpoint, plus what Read decoded: the commits of the retained
-// batches and the rebuild chains of their state files) and a Policy it returns
-// every key with a decision, keep or remove, and a reason. The rules follow
-// Spark's own cleanup (minBatchesToRetain):
-//
-//   - offsets/ and commits/: the latest Policy.MinBatches batches are kept,
-//     and so are the latest committed batch, an in-flight batch (offsets
-//     without a commit), offsets/L-1, and with Policy.RetainFor every batch
-//     whose log entry is younger than that. R, the oldest retained batch,
-//     is the smallest of those bounds; older entries go.
-//   - state (no unique ids: HDFS and RocksDB providers): per store partition,
-//     the newest snapshot (or zip) at or below version R and every file after
-//     it are kept; older files go.
-//   - state with unique ids (ckgate's engine, Spark's checkpoint format v2):
-//     the files commits/R-1 … commits/C name, and the files they are built
-//     from (ckgate: the base each file names; Spark: a changelog's lineage),
-//     are kept; so is every file newer than the latest commit (an in-flight
-//     attempt). Other unique-id files no retained commit needs go. When a
-//     commit or a chain could not be decoded, the whole store directory is
-//     kept.
-//   - compacted logs (sources/<i>/, <output>/_spark_metadata/): the latest
-//     compaction and what follows are kept; earlier files go. Logs that never
-//     compact are kept.
-//   - _ckgate/: the writer record and plan are kept; the effect ledger of a
-//     batch older than R and older than Policy.LogRetention goes.
-//   - checksum sidecars (.name.crc, name.crc) follow their file; a sidecar
-//     without its file goes. Everything else (metadata, operator metadata,
-//     schemas, RocksDB SST and log files, names outside the layout) is kept.
-//
-// Apply deletes the removed keys through a store (normally wrapped by the
-// policy authorizer as principal kind "retention" with the plan, so anything
-// not planned is refused) in a safe order: sidecars before their files, state
-// oldest version first, then log entries oldest batch first.
 package lifecycle
 
 import (
@@ -97,6 +57,25 @@ type Listing struct {
 	// A snapshot or zip needs none. A non-base file without an entry makes
 	// the planner keep its store directory.
 	Deps map[string]Deps
+	// Zips maps a RocksDB snapshot (<v>.zip, <v>_<uuid>.zip) to the SST and
+	// log files its metadata names. Read fills it for the zips the plan
+	// keeps in store directories that hold SSTs/ or logs/; a kept zip
+	// without an entry makes the planner keep every SST and log file of
+	// its directory.
+	Zips map[string]ZipRefs
+	// Sink marks the listing of a file sink's output directory (ReadSink),
+	// not a checkpoint: only its _spark_metadata/ manifest log is a
+	// retention candidate; data files are never removed.
+	Sink bool
+}
+
+// ZipRefs is what Read learnt from one RocksDB zip.
+type ZipRefs struct {
+	// Keys are the SSTs/… and logs/… keys (relative to the root) the zip's
+	// metadata names.
+	Keys []string
+	// Err, when not empty, says why the zip could not be read or decoded.
+	Err string
 }
 
 // Action of a decision.
@@ -249,9 +228,11 @@ func Plan(l Listing, p Policy) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := ComputeBounds(l.Objects, p)
-	if err != nil {
-		return nil, err
+	var b Bounds
+	if !l.Sink { // a sink's output has no batch log of its own
+		if b, err = ComputeBounds(l.Objects, p); err != nil {
+			return nil, err
+		}
 	}
 	pl := &planner{p: p, b: b, objs: make(map[string]gateway.Attrs, len(l.Objects)), dec: make(map[string]Decision, len(l.Objects)), listing: l}
 	for _, o := range l.Objects {
@@ -263,13 +244,23 @@ func Plan(l Listing, p Policy) (*Result, error) {
 			sidecars = append(sidecars, o.Key)
 		}
 	}
-	pl.logs()
-	pl.state()
-	pl.compacted()
-	pl.ckgate()
+	if l.Sink {
+		pl.compacted()
+		pl.sinkOutput()
+	} else {
+		pl.logs()
+		pl.state()
+		pl.rocksdbFiles()
+		pl.compacted()
+		pl.ckgate()
+	}
 	// Sidecars follow their file.
 	for _, k := range sidecars {
 		main, _ := sidecarOf(k, pl.objs)
+		if l.Sink && !strings.HasPrefix(k, checkpoint.SinkMetadataDir+"/") {
+			pl.set(k, Keep, "sink output data: retention never removes data files")
+			continue
+		}
 		if _, ok := pl.objs[main]; !ok {
 			pl.set(k, Remove, "checksum sidecar of a file that is gone")
 			continue
@@ -547,14 +538,123 @@ func (pl *planner) chain(key, why string, needed map[string]string) bool {
 	}
 }
 
-// compacted decides compactible logs: sources/<i>/ and */_spark_metadata/.
+// rocksdbFiles decides the SSTs/ and logs/ files of RocksDB store
+// directories: a file that a zip the plan keeps names is kept; one that no
+// kept zip names goes when it is older than the oldest kept zip of its
+// directory (a newer one may belong to a version being written: Spark
+// uploads the files before the zip). When a kept zip could not be read,
+// or the directory keeps no zip, every such file of the directory is kept.
+func (pl *planner) rocksdbFiles() {
+	type storeDir struct {
+		files []string // SSTs/… and logs/… keys
+		zips  []string // kept zips
+	}
+	dirs := map[string]*storeDir{}
+	get := func(d string) *storeDir {
+		if dirs[d] == nil {
+			dirs[d] = &storeDir{}
+		}
+		return dirs[d]
+	}
+	for _, o := range pl.listing.Objects {
+		k := o.Key
+		if !strings.HasPrefix(k, checkpoint.StateDir+"/") {
+			continue
+		}
+		dir, base := path.Split(k)
+		if _, side := sidecarOf(k, pl.objs); side {
+			continue // checksum sidecars follow their file
+		}
+		if sub := path.Base(dir); sub == "SSTs" || sub == "logs" {
+			get(strings.TrimSuffix(dir, sub+"/")).files = append(get(strings.TrimSuffix(dir, sub+"/")).files, k)
+			continue
+		}
+		if n, ok := checkpoint.ParseStateFileName(base); ok && n.Kind == checkpoint.KindZip {
+			if d, ok := pl.dec[k]; ok && d.Action == Keep {
+				get(dir).zips = append(get(dir).zips, k)
+			}
+		}
+	}
+	for dir, sd := range dirs {
+		if len(sd.files) == 0 {
+			continue
+		}
+		keepAll := func(why string) {
+			for _, f := range sd.files {
+				pl.set(f, Keep, why)
+			}
+		}
+		if len(sd.zips) == 0 {
+			keepAll("no kept snapshot (zip) in " + dir + " names its files: kept")
+			continue
+		}
+		slices.SortFunc(sd.zips, func(a, b string) int { return cmp.Compare(zipVersion(a), zipVersion(b)) })
+		used := map[string]string{}
+		broken := ""
+		var oldest time.Time
+		for i, z := range sd.zips {
+			if m := pl.objs[z].Modified; i == 0 || m.Before(oldest) {
+				oldest = m
+			}
+			refs, ok := pl.listing.Zips[z]
+			switch {
+			case !ok:
+				broken = fmt.Sprintf("kept snapshot %s was not read: every SST and log file of %s is kept", z, dir)
+			case refs.Err != "":
+				broken = fmt.Sprintf("kept snapshot %s could not be read (%s): every SST and log file of %s is kept", z, refs.Err, dir)
+			}
+			if broken != "" {
+				break
+			}
+			for _, r := range refs.Keys {
+				if _, seen := used[r]; !seen {
+					used[r] = "named by kept snapshot " + z
+				}
+			}
+		}
+		if broken != "" {
+			keepAll(broken)
+			continue
+		}
+		for _, f := range sd.files {
+			switch why, ok := used[f]; {
+			case ok:
+				pl.set(f, Keep, why)
+			case pl.objs[f].Modified.Before(oldest):
+				pl.set(f, Remove, "no kept snapshot of "+dir+" names it (used only by removed versions, or orphaned)")
+			default:
+				pl.set(f, Keep, "no kept snapshot names it, but it is not older than the oldest kept one: possibly uploaded for a version being written")
+			}
+		}
+	}
+}
+
+// zipVersion is the version of a zip key (for ordering).
+func zipVersion(key string) int64 {
+	n, _ := checkpoint.ParseStateFileName(path.Base(key))
+	return n.Version
+}
+
+// compacted decides compactible logs: sources/<i>/ and */_spark_metadata/
+// (in a sink listing: _spark_metadata/ at its root). Like Spark's
+// deleteExpiredLog, per log: E, the oldest entry kept, is the latest entry
+// minus Policy.MinBatches plus one (lowered to the oldest entry younger than
+// Policy.RetainFor); the newest compaction at or below E and every entry
+// after it are kept (readers start at the latest compaction, and it is
+// never removed, nor is the latest entry); earlier entries go. A log with
+// no compaction at or below E is kept whole.
 func (pl *planner) compacted() {
 	dirs := map[string][]string{}
 	for _, o := range pl.listing.Objects {
 		k := o.Key
 		dir, base := path.Split(k)
-		isSource := strings.HasPrefix(dir, checkpoint.SourcesDir+"/") && strings.Count(dir, "/") == 2
-		isSink := strings.HasSuffix(dir, checkpoint.SinkMetadataDir+"/")
+		var isSource, isSink bool
+		if pl.listing.Sink {
+			isSink = dir == checkpoint.SinkMetadataDir+"/"
+		} else {
+			isSource = strings.HasPrefix(dir, checkpoint.SourcesDir+"/") && strings.Count(dir, "/") == 2
+			isSink = strings.HasSuffix(dir, checkpoint.SinkMetadataDir+"/")
+		}
 		if !isSource && !isSink {
 			continue
 		}
@@ -562,27 +662,66 @@ func (pl *planner) compacted() {
 			dirs[dir] = append(dirs[dir], k)
 		}
 	}
+	cutoff := pl.p.Now.Add(-pl.p.RetainFor)
 	for dir, keys := range dirs {
-		latest := int64(-1)
+		latest, lastCmp := int64(-1), int64(-1)
+		young := int64(-1)
 		for _, k := range keys {
 			id, compact, _ := checkpoint.ParseLogFileName(path.Base(k))
-			if compact && id > latest {
-				latest = id
+			latest = max(latest, id)
+			if compact {
+				lastCmp = max(lastCmp, id)
+			}
+			if pl.p.RetainFor > 0 && pl.objs[k].Modified.After(cutoff) && (young < 0 || id < young) {
+				young = id
+			}
+		}
+		oldest := latest - int64(pl.p.MinBatches) + 1
+		if young >= 0 {
+			oldest = min(oldest, young)
+		}
+		base := int64(-1)
+		for _, k := range keys {
+			if id, compact, _ := checkpoint.ParseLogFileName(path.Base(k)); compact && id <= oldest && id > base {
+				base = id
 			}
 		}
 		for _, k := range keys {
 			id, compact, _ := checkpoint.ParseLogFileName(path.Base(k))
 			switch {
-			case latest < 0:
+			case base < 0 && lastCmp < 0:
 				pl.set(k, Keep, "log of "+dir+" never compacted: every entry is needed")
-			case id < latest:
-				pl.set(k, Remove, fmt.Sprintf("folded into compaction %d", latest))
-			case id == latest && compact:
+			case base < 0 && oldest < 0:
+				pl.set(k, Keep, fmt.Sprintf("the log of %s holds fewer than %d entries (min batches): every entry is kept", dir, pl.p.MinBatches))
+			case base < 0:
+				pl.set(k, Keep, fmt.Sprintf("no compaction at or below entry %d (min batches, retain for): every entry of %s is kept", oldest, dir))
+			case id < base:
+				pl.set(k, Remove, fmt.Sprintf("folded into compaction %d", base))
+			case id == base && compact && base == lastCmp:
 				pl.set(k, Keep, "latest compaction")
+			case id == base && compact:
+				pl.set(k, Keep, fmt.Sprintf("newest compaction at or below entry %d (min batches, retain for)", oldest))
+			case base == lastCmp:
+				pl.set(k, Keep, fmt.Sprintf("after the latest compaction (%d)", base))
 			default:
-				pl.set(k, Keep, fmt.Sprintf("after the latest compaction (%d)", latest))
+				pl.set(k, Keep, fmt.Sprintf("after compaction %d", base))
 			}
 		}
+	}
+}
+
+// sinkOutput decides what compacted left of a sink listing: the output's
+// data files and anything else are never retention's to remove.
+func (pl *planner) sinkOutput() {
+	for _, o := range pl.listing.Objects {
+		if _, ok := sidecarOf(o.Key, pl.objs); ok {
+			continue
+		}
+		if strings.HasPrefix(o.Key, checkpoint.SinkMetadataDir+"/") {
+			pl.set(o.Key, Keep, "not a manifest log file")
+			continue
+		}
+		pl.set(o.Key, Keep, "sink output data: retention never removes data files")
 	}
 }
 
@@ -618,8 +757,11 @@ func (pl *planner) ckgate() {
 // SortSafe orders deletions so that a failure part-way never leaves a
 // retained version without what it needs (every planned key is already
 // unneeded) and leaves no orphan that a later plan cannot see: checksum
-// sidecars before their files; state oldest version first; then source and
-// sink logs, commits and offsets, oldest batch first; then _ckgate/.
+// sidecars before their files; state oldest version first; then RocksDB
+// SST and log files (after the zips that name them: an SST a crash leaves
+// behind is seen by the next plan, a zip naming a deleted SST is not
+// left); then source and sink logs, commits and offsets, oldest batch
+// first; then _ckgate/.
 func SortSafe(ds []Decision) {
 	type item struct {
 		d       Decision
@@ -657,16 +799,19 @@ func sortRank(key string) (int, int64) {
 	base = strings.TrimSuffix(strings.TrimPrefix(base, "."), ".crc")
 	switch {
 	case strings.HasPrefix(key, checkpoint.StateDir+"/"):
+		if sub := path.Base(dir); sub == "SSTs" || sub == "logs" {
+			return 1, 0 // after the zips that name them
+		}
 		if n, ok := checkpoint.ParseStateFileName(base); ok {
 			return 0, n.Version
 		}
 		return 0, 0
 	case strings.HasPrefix(key, checkpoint.SourcesDir+"/"), strings.HasSuffix(dir, checkpoint.SinkMetadataDir+"/"):
 		id, _, _ := checkpoint.ParseLogFileName(base)
-		return 1, id
+		return 2, id
 	case strings.HasPrefix(key, checkpoint.CommitsDir+"/"), strings.HasPrefix(key, checkpoint.OffsetsDir+"/"):
 		id, _, _ := checkpoint.ParseLogFileName(base)
-		return 2, id
+		return 3, id
 	}
-	return 3, 0
+	return 4, 0
 }

@@ -125,14 +125,37 @@ func (w *retWorld) sink(t *testing.T) []string {
 }
 
 const (
-	firstInputs = 10
+	firstInputs = 12
 	moreInputs  = 4
 )
 
-// TestRetentionCrashAtEveryDelete runs a query for 10 batches, plans
-// retention with --min-batches 2, applies it through the retention policy
-// with a crash at delete k for every k, restarts the query on more input and
-// compares the sink with a run that never had retention.
+// planAll plans the checkpoint and the sink output of w.
+func (w *retWorld) planAll(t *testing.T, p lifecycle.Policy) (cp, out *lifecycle.Result) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := lifecycle.Read(ctx, w.cp, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp, err = lifecycle.Plan(l, p); err != nil {
+		t.Fatal(err)
+	}
+	sl, err := lifecycle.ReadSink(ctx, w.store("out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err = lifecycle.Plan(sl, p); err != nil {
+		t.Fatal(err)
+	}
+	return cp, out
+}
+
+// TestRetentionCrashAtEveryDelete runs a query for 12 batches, plans
+// retention of the checkpoint and of the sink's manifest log
+// (_spark_metadata/, as --sink does) with --min-batches 2, applies both
+// through the retention policy (the checkpoint first) with a crash at
+// delete k for every k, restarts the query on more input and compares the
+// sink with a run that never had retention.
 func TestRetentionCrashAtEveryDelete(t *testing.T) {
 	ctx := context.Background()
 	ref := newRetWorld()
@@ -153,19 +176,20 @@ func TestRetentionCrashAtEveryDelete(t *testing.T) {
 	base := newRetWorld()
 	base.writeInput(t, 0, firstInputs)
 	base.run(t, 1)
-	l, err := lifecycle.Read(ctx, base.cp, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := lifecycle.Plan(l, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan, sinkPlan := base.planAll(t, p)
 	stateRemoved := slices.ContainsFunc(plan.Remove, func(d lifecycle.Decision) bool { return strings.HasPrefix(d.Key, "state/") })
 	if len(plan.Remove) < 10 || !stateRemoved {
 		t.Fatalf("the plan removes %d keys (state: %v): too few to test", len(plan.Remove), stateRemoved)
 	}
-	total := len(plan.Remove)
+	if len(sinkPlan.Remove) < 5 {
+		t.Fatalf("the sink plan removes %d manifests: too few to test", len(sinkPlan.Remove))
+	}
+	for _, d := range sinkPlan.Remove {
+		if !strings.HasPrefix(d.Key, checkpoint.SinkMetadataDir+"/") {
+			t.Fatalf("the sink plan removes %s", d.Key)
+		}
+	}
+	total := len(plan.Remove) + len(sinkPlan.Remove)
 	ks := []int{}
 	for k := 1; k <= total+1; k++ {
 		if total <= 60 || k%max(total/60, 1) == 0 || k <= 3 || k >= total-2 {
@@ -177,32 +201,37 @@ func TestRetentionCrashAtEveryDelete(t *testing.T) {
 			w := newRetWorld()
 			w.writeInput(t, 0, firstInputs)
 			w.run(t, 1)
-			l, err := lifecycle.Read(ctx, w.cp, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := lifecycle.Plan(l, p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, sr := w.planAll(t, p)
 			faults := gateway.NewFaults(gateway.Fault{Op: gateway.OpDelete, Nth: k, Action: gateway.Crash})
 			auth := policy.NewAuthorizer(eng, policy.Principal{ID: "ret", Kind: policy.KindRetention}, "mem://cp",
 				policy.Facts{}, nil, policy.WithPlan(&policy.Plan{ID: "t", Obsolete: r.Obsolete()}))
 			st := gateway.WithAuthorizer(faults.Wrap(w.cp), auth)
 			res, err := lifecycle.Apply(ctx, st, r, lifecycle.ApplyOptions{Concurrency: 1})
-			switch {
-			case k <= len(r.Remove) && !errors.Is(err, gateway.ErrCrashed):
-				t.Fatalf("apply: %v, want a crash at delete %d", err, k)
-			case k > len(r.Remove) && (err != nil || res.Deleted != len(r.Remove)):
-				t.Fatalf("apply: %v, %d deleted of %d", err, res.Deleted, len(r.Remove))
+			if err == nil {
+				sauth := policy.NewAuthorizer(eng, policy.Principal{ID: "ret", Kind: policy.KindRetention}, "mem://out",
+					policy.Facts{}, nil, policy.WithPlan(&policy.Plan{ID: "s", Obsolete: sr.Obsolete()}))
+				var sres lifecycle.ApplyResult
+				sres, err = lifecycle.Apply(ctx, gateway.WithAuthorizer(faults.Wrap(w.store("out")), sauth), sr, lifecycle.ApplyOptions{Concurrency: 1})
+				res.Deleted += sres.Deleted
 			}
-			// What is left still restarts: inspect, then run more input.
+			n := len(r.Remove) + len(sr.Remove)
+			switch {
+			case k <= n && !errors.Is(err, gateway.ErrCrashed):
+				t.Fatalf("apply: %v, want a crash at delete %d", err, k)
+			case k > n && (err != nil || res.Deleted != n):
+				t.Fatalf("apply: %v, %d deleted of %d", err, res.Deleted, n)
+			}
+			// What is left still restarts: inspect, read the sink's log,
+			// then run more input.
 			rep, err := checkpoint.Inspect(ctx, w.cp, checkpoint.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !rep.OK() {
 				t.Fatalf("after a crash at delete %d the checkpoint is not OK: %s %+v", k, rep.Status, rep.Findings)
+			}
+			if _, _, err := checkpoint.ReadFileSinkLog(ctx, w.store("out"), checkpoint.SinkMetadataDir); err != nil {
+				t.Fatalf("after a crash at delete %d the sink log does not read: %v", k, err)
 			}
 			w.writeInput(t, firstInputs, firstInputs+moreInputs)
 			w.run(t, 2)

@@ -29,12 +29,44 @@ func Read(ctx context.Context, st gateway.Store, p Policy) (Listing, error) {
 		}
 		l.Objects = append(l.Objects, a)
 	}
-	b, err := ComputeBounds(l.Objects, p)
-	if err != nil {
+	if err := readDeps(ctx, st, p, &l); err != nil {
 		return l, err
 	}
+	return l, readZips(ctx, st, p, &l)
+}
+
+// ReadSink lists the manifest log (_spark_metadata/) of the file sink
+// output directory st holds at its root, for Plan. The data files are not
+// listed: retention never removes them. An output without a manifest log
+// is checkpoint.ErrNotCheckpoint.
+func ReadSink(ctx context.Context, st gateway.Store) (Listing, error) {
+	l := Listing{Sink: true}
+	for a, err := range st.List(ctx, checkpoint.SinkMetadataDir+"/") {
+		if errors.Is(err, gateway.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			return l, fmt.Errorf("list %s/: %w", checkpoint.SinkMetadataDir, err)
+		}
+		l.Objects = append(l.Objects, a)
+	}
+	if !slices.ContainsFunc(l.Objects, func(a gateway.Attrs) bool {
+		_, _, ok := checkpoint.ParseLogFileName(path.Base(a.Key))
+		return ok
+	}) {
+		return l, fmt.Errorf("%w: no file sink manifest log (%s/)", checkpoint.ErrNotCheckpoint, checkpoint.SinkMetadataDir)
+	}
+	return l, nil
+}
+
+// readDeps fills l.Commits and l.Deps.
+func readDeps(ctx context.Context, st gateway.Store, p Policy, l *Listing) error {
+	b, err := ComputeBounds(l.Objects, p)
+	if err != nil {
+		return err
+	}
 	if b.Committed == nil || b.RetainFrom == nil {
-		return l, nil
+		return nil
 	}
 	objs := make(map[string]bool, len(l.Objects))
 	byDirUID := map[string][]string{} // dir + uid → keys
@@ -51,7 +83,7 @@ func Read(ctx context.Context, st gateway.Store, p Policy) (Listing, error) {
 		}
 	}
 	if !hasUID {
-		return l, nil // plain state: names alone decide
+		return nil // plain state: names alone decide
 	}
 	l.Commits = map[int64]*checkpoint.CommitMetadata{}
 	l.Deps = map[string]Deps{}
@@ -78,7 +110,7 @@ func Read(ctx context.Context, st gateway.Store, p Policy) (Listing, error) {
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return l, err
+		return err
 	}
 	// The tips they name, by store directory: each directory's chains are
 	// walked by one goroutine, directories in parallel.
@@ -114,7 +146,7 @@ func Read(ctx context.Context, st gateway.Store, p Policy) (Listing, error) {
 		})
 	}
 	wg.Wait()
-	return l, ctx.Err()
+	return ctx.Err()
 }
 
 // readConcurrency bounds Read's parallel requests.
@@ -212,4 +244,91 @@ func findKind(keys []string, version int64, kind string) string {
 		}
 	}
 	return ""
+}
+
+// readZips fills l.Zips for the zips a plan of l keeps in RocksDB store
+// directories that hold SSTs/ or logs/ files. A zip that does not read or
+// decode gets its error (Plan then keeps its directory's files).
+func readZips(ctx context.Context, st gateway.Store, p Policy, l *Listing) error {
+	withFiles := map[string]bool{}
+	for _, o := range l.Objects {
+		if !strings.HasPrefix(o.Key, checkpoint.StateDir+"/") {
+			continue
+		}
+		dir := path.Dir(o.Key)
+		if sub := path.Base(dir); sub == "SSTs" || sub == "logs" {
+			withFiles[path.Dir(dir)+"/"] = true
+		}
+	}
+	if len(withFiles) == 0 {
+		return nil
+	}
+	r, err := Plan(*l, p)
+	if err != nil {
+		return err
+	}
+	var zips []string
+	for _, d := range r.Keep {
+		dir, base := path.Split(d.Key)
+		if n, ok := checkpoint.ParseStateFileName(base); ok && n.Kind == checkpoint.KindZip && !strings.HasPrefix(base, ".") && withFiles[dir] {
+			zips = append(zips, d.Key)
+		}
+	}
+	l.Zips = make(map[string]ZipRefs, len(zips))
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		sem = make(chan struct{}, readConcurrency)
+	)
+	for _, z := range zips {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			var refs ZipRefs
+			data, _, err := st.Get(ctx, z)
+			if err == nil {
+				refs.Keys, err = DecodeZipRefs(z, data)
+			}
+			if err != nil {
+				refs = ZipRefs{Err: err.Error()}
+			}
+			mu.Lock()
+			l.Zips[z] = refs
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// DecodeZipRefs decodes the RocksDB zip stored at key and returns the keys
+// (in key's directory: SSTs/<name>, logs/<name>) of the SST and log files
+// its metadata names. A zip that does not decode, or names a file outside
+// those directories, is an error naming key.
+func DecodeZipRefs(key string, data []byte) ([]string, error) {
+	snap, err := checkpoint.DecodeRocksDBZip(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	dir := path.Dir(key) + "/"
+	var keys []string
+	add := func(sub string, f checkpoint.RocksDBFile) error {
+		name := f.DFSName()
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
+			return fmt.Errorf("%s: %w: metadata names the file %q (local %q)", key, checkpoint.ErrCorrupt, name, f.LocalFileName)
+		}
+		keys = append(keys, dir+sub+"/"+name)
+		return nil
+	}
+	for _, f := range snap.Metadata.SSTFiles {
+		if err := add("SSTs", f); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range snap.Metadata.LogFiles {
+		if err := add("logs", f); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/ckgate/ckgate/gateway"
 )
@@ -65,19 +66,32 @@ func (e *Engine) decide(ctx context.Context, input ast.Value) Decision {
 	if err := ctx.Err(); err != nil {
 		return failClosed(err)
 	}
-	rs, err := e.gateway.Eval(ctx, rego.EvalParsedInput(input))
+	// rego's Eval watches ctx with a goroutine per call; a callback on ctx
+	// cancels the evaluation just the same without one.
+	cancel := topdown.NewCancel()
+	stop := context.AfterFunc(ctx, cancel.Cancel)
+	rs, err := e.gateway.Eval(ctx, rego.EvalParsedInput(input), rego.EvalExternalCancel(cancel), rego.EvalGenerateJSON(rawTerm))
+	stop()
 	if err != nil {
 		return failClosed(err)
 	}
 	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
 		return failClosed(ErrUndefined)
 	}
-	d, err := parseDecision(rs[0].Expressions[0].Value)
+	t, ok := rs[0].Expressions[0].Value.(*ast.Term)
+	if !ok {
+		return failClosed(fmt.Errorf("policy decision is %T, not a term", rs[0].Expressions[0].Value))
+	}
+	d, err := parseDecision(t.Value)
 	if err != nil {
 		return failClosed(err)
 	}
 	return d
 }
+
+// rawTerm keeps a result as the evaluator's term: the decision is read
+// from it directly instead of from a converted copy.
+func rawTerm(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }
 
 func failClosed(err error) Decision {
 	return Decision{Err: err, Deny: []Violation{{
@@ -89,25 +103,25 @@ func failClosed(err error) Decision {
 // parseDecision reads {"allow", "deny", "overridden", "break_glass",
 // "reason"}. Anything else is malformed; an allow without a boolean true
 // never allows.
-func parseDecision(v any) (Decision, error) {
-	m, ok := v.(map[string]any)
+func parseDecision(v ast.Value) (Decision, error) {
+	obj, ok := v.(ast.Object)
 	if !ok {
-		return Decision{}, fmt.Errorf("policy decision is %T, not an object", v)
+		return Decision{}, fmt.Errorf("policy decision is %s, not an object", ast.ValueName(v))
 	}
-	allow, ok := m["allow"].(bool)
+	allow, ok := boolAt(obj, "allow")
 	if !ok {
 		return Decision{}, fmt.Errorf("policy decision has no boolean allow")
 	}
-	deny, err := parseViolations(m["deny"])
+	deny, err := parseViolations(obj.Get(keyTerm("deny")))
 	if err != nil {
 		return Decision{}, fmt.Errorf("policy decision deny: %w", err)
 	}
-	over, err := parseViolations(m["overridden"])
+	over, err := parseViolations(obj.Get(keyTerm("overridden")))
 	if err != nil {
 		return Decision{}, fmt.Errorf("policy decision overridden: %w", err)
 	}
-	bg, _ := m["break_glass"].(bool)
-	reason, _ := m["reason"].(string)
+	bg, _ := boolAt(obj, "break_glass")
+	reason := stringAt(obj, "reason")
 	if allow && len(deny) > 0 {
 		return Decision{}, fmt.Errorf("policy decision allows with %d denials", len(deny))
 	}
@@ -117,25 +131,61 @@ func parseDecision(v any) (Decision, error) {
 	return Decision{Allow: allow, Deny: deny, Overridden: over, BreakGlass: bg, Reason: reason}, nil
 }
 
-func parseViolations(v any) ([]Violation, error) {
-	if v == nil {
+func keyTerm(k string) *ast.Term {
+	if t, ok := keyTerms[k]; ok {
+		return t
+	}
+	return str(k)
+}
+
+func boolAt(obj ast.Object, key string) (bool, bool) {
+	t := obj.Get(keyTerm(key))
+	if t == nil {
+		return false, false
+	}
+	b, ok := t.Value.(ast.Boolean)
+	return bool(b), ok
+}
+
+func stringAt(obj ast.Object, key string) string {
+	if t := obj.Get(keyTerm(key)); t != nil {
+		if s, ok := t.Value.(ast.String); ok {
+			return string(s)
+		}
+	}
+	return ""
+}
+
+// parseViolations reads a set or array of {"id", "name", "severity",
+// "msg"}; absent is none.
+func parseViolations(t *ast.Term) ([]Violation, error) {
+	if t == nil {
 		return nil, nil
 	}
-	arr, ok := v.([]any)
-	if !ok {
-		return nil, fmt.Errorf("%T, not a set", v)
-	}
-	out := make([]Violation, 0, len(arr))
-	for _, x := range arr {
-		m, ok := x.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("violation is %T, not an object", x)
+	var elems []*ast.Term
+	switch c := t.Value.(type) {
+	case *ast.Array:
+		if c.Len() == 0 {
+			return nil, nil
 		}
-		viol := Violation{}
-		viol.ID, _ = m["id"].(string)
-		viol.Name, _ = m["name"].(string)
-		viol.Severity, _ = m["severity"].(string)
-		viol.Msg, _ = m["msg"].(string)
+		c.Foreach(func(x *ast.Term) { elems = append(elems, x) })
+	case ast.Set:
+		if c.Len() == 0 {
+			return nil, nil
+		}
+		elems = c.Slice()
+	case ast.Null:
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("%s, not a set", ast.ValueName(t.Value))
+	}
+	out := make([]Violation, 0, len(elems))
+	for _, x := range elems {
+		m, ok := x.Value.(ast.Object)
+		if !ok {
+			return nil, fmt.Errorf("violation is %s, not an object", ast.ValueName(x.Value))
+		}
+		viol := Violation{ID: stringAt(m, "id"), Name: stringAt(m, "name"), Severity: stringAt(m, "severity"), Msg: stringAt(m, "msg")}
 		if viol.ID == "" {
 			return nil, fmt.Errorf("violation without an id: %v", m)
 		}

@@ -211,10 +211,14 @@ x := 2 if input.key == "k"
 
 deny contains {"id": "T", "severity": "deny", "msg": "m"} if x == 3
 `}},
-		"undefined":           {noDefaults: true, wantErr: policy.ErrUndefined, files: map[string]string{"empty.rego": "package ckgate.gateway\n\ndecision := 1 if false\n"}},
-		"malformed":           {noDefaults: true, files: map[string]string{"bad.rego": "package ckgate.gateway\n\ndecision := {\"allow\": \"yes\"}\n"}},
-		"allow with denials":  {noDefaults: true, files: map[string]string{"bad.rego": "package ckgate.gateway\n\ndecision := {\"allow\": true, \"deny\": [{\"id\": \"X\", \"msg\": \"m\"}]}\n"}},
-		"denial without rule": {noDefaults: true, files: map[string]string{"bad.rego": "package ckgate.gateway\n\ndecision := {\"allow\": false}\n"}},
+		"undefined":            {noDefaults: true, wantErr: policy.ErrUndefined, files: map[string]string{"empty.rego": "package ckgate.gateway\n\ndecision := 1 if false\n"}},
+		"malformed":            {noDefaults: true, files: map[string]string{"bad.rego": "package ckgate.gateway\n\ndecision := {\"allow\": \"yes\"}\n"}},
+		"allow with denials":   {noDefaults: true, files: map[string]string{"bad.rego": "package ckgate.gateway\n\ndecision := {\"allow\": true, \"deny\": [{\"id\": \"X\", \"msg\": \"m\"}]}\n"}},
+		"denial without rule":  {noDefaults: true, files: map[string]string{"bad.rego": "package ckgate.gateway\n\ndecision := {\"allow\": false}\n"}},
+		"not an object":        {noDefaults: true, files: map[string]string{"bad.rego": "package ckgate.gateway\n\ndecision := 5\n"}},
+		"deny not a set":       {noDefaults: true, files: map[string]string{"bad.rego": "package ckgate.gateway\n\ndecision := {\"allow\": false, \"deny\": \"no\"}\n"}},
+		"violation a string":   {noDefaults: true, files: map[string]string{"bad.rego": "package ckgate.gateway\n\ndecision := {\"allow\": false, \"deny\": [\"no\"]}\n"}},
+		"violation without id": {noDefaults: true, files: map[string]string{"bad.rego": "package ckgate.gateway\n\ndecision := {\"allow\": true, \"overridden\": [{\"msg\": \"m\"}]}\n"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := writeFiles(t, tc.files)

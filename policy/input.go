@@ -105,24 +105,20 @@ func JoinPath(base, key string) string {
 
 func str(s string) *ast.Term { return ast.StringTerm(s) }
 
-// keyTerms are the input's field names, built once.
+// keyTerms are the input's and the decision's field names, built once.
 var keyTerms = map[string]*ast.Term{}
 
 func init() {
 	for _, k := range []string{"action", "key", "path", "root", "cond", "exists", "size", "stream", "principal",
 		"checkpoint", "plan", "known_queries", "id", "kind", "reason", "query_id", "metadata_query_id",
-		"latest_batch", "retain_from", "obsolete"} {
+		"latest_batch", "retain_from", "obsolete",
+		// the decision's and its violations' keys
+		"allow", "deny", "overridden", "break_glass", "name", "severity", "msg"} {
 		keyTerms[k] = ast.StringTerm(k)
 	}
 }
 
-func item(k string, v *ast.Term) [2]*ast.Term {
-	kt, ok := keyTerms[k]
-	if !ok {
-		kt = str(k)
-	}
-	return ast.Item(kt, v)
-}
+func item(k string, v *ast.Term) [2]*ast.Term { return ast.Item(keyTerm(k), v) }
 
 // Values every mutation input holds, built once.
 var (

@@ -36,8 +36,8 @@ type node struct {
 	after []*node
 	run   func(ctx context.Context) outcome
 	// writes marks a probe that writes to the store: once started it runs
-	// to its end even when the run is interrupted (only the run's timeout
-	// stops it), so that no write is left with an unknown outcome that
+	// to its end even when the run is interrupted or times out (bounded by
+	// writeGrace), so that no write is left with an unknown outcome that
 	// could land after the cleanup.
 	writes bool
 
@@ -59,25 +59,27 @@ func (g *graph) add(layer Layer, op string, run func(context.Context) outcome, n
 
 // execute runs every probe as soon as the probes it depends on are done,
 // so independent probes run concurrently, and returns when all are done.
-// Once ctx ends no probe starts; probes that read are cancelled, probes
-// that write finish under the deadline of ctx alone.
+// Once ctx ends (interrupted or timed out) no probe starts and probes that
+// read are cancelled; a probe that writes and has started runs to its end,
+// bounded by writeGrace alone: a write abandoned at the deadline could
+// still land on the server after the cleanup removed its key.
 func (g *graph) execute(ctx context.Context) {
-	deadline, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	if d, ok := ctx.Deadline(); ok {
-		deadline, cancel = context.WithDeadline(context.WithoutCancel(ctx), d)
-	}
+	writes, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeGrace)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, n := range g.nodes {
 		wg.Go(func() {
 			defer close(n.done)
-			n.res = g.runNode(ctx, deadline, n)
+			n.res = g.runNode(ctx, writes, n)
 		})
 	}
 	wg.Wait()
 }
 
-func (g *graph) runNode(ctx, deadline context.Context, n *node) Result {
+// writeGrace bounds a started write probe, whatever the run's timeout.
+const writeGrace = cleanupTimeout
+
+func (g *graph) runNode(ctx, writes context.Context, n *node) Result {
 	for _, d := range n.needs {
 		<-d.done
 	}
@@ -101,7 +103,7 @@ func (g *graph) runNode(ctx, deadline context.Context, n *node) Result {
 	}
 	runCtx := ctx
 	if n.writes {
-		runCtx = deadline
+		runCtx = writes
 	}
 	start := time.Now()
 	o := n.run(runCtx)

@@ -127,6 +127,7 @@ func App(opts Options) *cli.App {
 			e.gapCommand(),
 			e.archiveCommand(),
 			e.freshStartCommand(),
+			e.rehearseCommand(),
 		},
 	}
 	for _, c := range app.Commands {

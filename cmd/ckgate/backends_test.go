@@ -86,7 +86,11 @@ func storeScript(t *testing.T, bucketURL, ckptURL string) {
 	if r := ckgate(t, o, "", "store", "cat", ckptURL, "commits/0"); r.code != 0 || r.stdout != "v1\n{}" {
 		t.Fatalf("cat after a refused put: exit %d, %q", r.code, r.stdout)
 	}
-	ckgate(t, o, "v1\n{\"nextBatchWatermarkMs\":7}", "store", "put", "--overwrite", "-", ckptURL, "commits/0").want(t, 0)
+	// replacing or removing a log entry of a checkpoint is refused by the
+	// policy; an admin breaks glass with a reason the decision log records
+	ckgate(t, o, "v1\n{\"nextBatchWatermarkMs\":7}", "store", "put", "--overwrite", "-", ckptURL, "commits/0").wantErr(t, 4, "CKG-P003")
+	glass := []string{"--reason", "repair after INC-7", "--decision-log", filepath.Join(t.TempDir(), "decisions.jsonl")}
+	ckgate(t, o, "v1\n{\"nextBatchWatermarkMs\":7}", append(append([]string{"store", "put", "--overwrite"}, glass...), "-", ckptURL, "commits/0")...).want(t, 0)
 	ckgate(t, o, "", "store", "cat", ckptURL, "metadata").want(t, 0, meta)
 
 	r := ckgate(t, o, "", "store", "ls", "-r", "--format", "json", ckptURL)
@@ -102,8 +106,9 @@ func storeScript(t *testing.T, bucketURL, ckptURL string) {
 	// The bucket root shows the checkpoint's prefix as one folded directory.
 	ckgate(t, o, "", "store", "ls", bucketURL).want(t, 0, "team/", "(2 objects)")
 
-	ckgate(t, o, "", "store", "rm", ckptURL, "commits/0").want(t, 0, `removed "commits/0"`)
-	ckgate(t, o, "", "store", "rm", ckptURL, "commits/0").wantErr(t, 2, `"commits/0"`, "not found")
+	ckgate(t, o, "", "store", "rm", ckptURL, "commits/0").wantErr(t, 4, "CKG-P004")
+	ckgate(t, o, "", append(append([]string{"store", "rm"}, glass...), ckptURL, "commits/0")...).want(t, 0, `removed "commits/0"`)
+	ckgate(t, o, "", append(append([]string{"store", "rm"}, glass...), ckptURL, "commits/0")...).wantErr(t, 2, `"commits/0"`, "not found")
 	ckgate(t, o, "", "store", "cat", ckptURL, "commits/0").wantErr(t, 2, `"commits/0"`)
 	if r := ckgate(t, o, "", "store", "ls", "-r", ckptURL); strings.Contains(r.stdout, "commits/0") || !strings.Contains(r.stdout, "metadata") {
 		t.Fatalf("ls after rm:\n%s", r.stdout)

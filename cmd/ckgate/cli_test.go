@@ -131,7 +131,8 @@ func TestStoreRoundTrip(t *testing.T) {
 	fileURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(root)}).String()
 	ckgate(t, Options{}, "", "store", "ls", "--recursive", fileURL).want(t, 0, "commits/0", "metadata", "offsets/1")
 
-	ckgate(t, Options{}, "", "store", "rm", root, "offsets/1").want(t, 0, `removed "offsets/1"`)
+	ckgate(t, Options{}, "", "store", "rm", "--reason", "test", "--decision-log", filepath.Join(t.TempDir(), "d.jsonl"), root, "offsets/1").
+		want(t, 0, `removed "offsets/1"`)
 	if r := ckgate(t, Options{}, "", "store", "ls", "-r", root); strings.Contains(r.stdout, "offsets/1") {
 		t.Fatalf("offsets/1 still listed after rm:\n%s", r.stdout)
 	}

@@ -23,13 +23,17 @@ import (
 func (e *env) freshStartCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "fresh-start",
-		Usage:     "archive a checkpoint and start its query on a new root at a Kafka boundary",
+		Usage:     "archive a checkpoint and start its query on a new root at a Kafka or files boundary",
 		ArgsUsage: "URL",
 		Description: "Archives the checkpoint at URL to --archive-to DEST (as `ckgate archive --fresh-start`: verified\n" +
-			"copy, then URL/_ckgate/archived.json), then starts the new, empty root --new at a boundary:\n" +
-			"--from-offsets '{\"topic\":{\"0\":42}}' (Spark's offsets), or --from-timestamp T (RFC 3339: each\n" +
-			"partition's first record at or after T, asked of --brokers). The boundary goes to\n" +
-			"NEW/_ckgate/start.json, which the query's first run on NEW reads as its initial offsets; the\n" +
+			"copy, then URL/_ckgate/archived.json), then starts the new, empty root --new at a boundary.\n" +
+			"Kafka source: --from-offsets '{\"topic\":{\"0\":42}}' (Spark's offsets), or --from-timestamp T\n" +
+			"(RFC 3339: each partition's first record at or after T, asked of --brokers); the query's first\n" +
+			"run on NEW reads them as its initial offsets. Files source: --from-timestamp T (files modified at\n" +
+			"or after T are new input, older ones are treated as processed), or --from-offsets\n" +
+			"'{\"logOffset\":N}' | '{\"batch\":N}' (the files URL's file source log recorded up to log offset N,\n" +
+			"or up to the end of batch N, are carried over as processed) | '{\"files\":[\"a.json\",…]}'; the\n" +
+			"source skips them on every run on NEW. The boundary goes to NEW/_ckgate/start.json; the\n" +
 			"migration (old root, archive, new root, boundary, who, when, why) is recorded in both roots\n" +
 			"(NEW/_ckgate/migrated-from.json, URL/_ckgate/migrated-to.json). URL is kept, never deleted;\n" +
 			"`ckgate run` on it is refused from now on. The steps left to the operator (isolated output,\n" +
@@ -39,8 +43,8 @@ func (e *env) freshStartCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "new", Usage: "the new, empty checkpoint root `URL` (required)"},
 			&cli.StringFlag{Name: "archive-to", Usage: "where the old checkpoint is archived: an empty store `URL` (required)"},
-			&cli.StringFlag{Name: "from-offsets", Usage: "the boundary as Spark's Kafka offsets `JSON`: {\"topic\":{\"partition\":offset}}"},
-			&cli.StringFlag{Name: "from-timestamp", Usage: "the boundary as a `TIME` (RFC 3339): the first record at or after it"},
+			&cli.StringFlag{Name: "from-offsets", Usage: "the boundary as `JSON`: Kafka {\"topic\":{\"partition\":offset}}; files {\"logOffset\":N}, {\"batch\":N} or {\"files\":[…]}"},
+			&cli.StringFlag{Name: "from-timestamp", Usage: "the boundary as a `TIME` (RFC 3339): Kafka, the first record at or after it; files, those modified at or after it"},
 			&cli.StringFlag{Name: "brokers", Usage: "with --from-timestamp: Kafka `HOST:PORT` list, comma-separated"},
 			&cli.StringFlag{Name: "topic", Usage: "with --from-timestamp: the `TOPIC` (default: the one in URL's _ckgate/plan.json)"},
 			&cli.StringFlag{Name: "reason", Usage: "why (required): recorded in both roots"},
@@ -131,10 +135,9 @@ func (e *env) freshStart(c *cli.Context) error {
 		}{archiveSummary(res.Archive), res.Migration, res.Steps})
 	}
 	m := res.Migration
-	b, _ := json.Marshal(m.Boundary.Kafka)
 	fmt.Fprintf(e.stdout, "archived %s → %s: %d files, verified; marked archived (%s)\n", m.OldRoot, m.ArchivedTo, res.Archive.Manifest.Files, lifecycle.ArchivedKey)
-	fmt.Fprintf(e.stdout, "new root %s starts at %s", m.NewRoot, b)
-	if m.FromTimestamp != nil {
+	fmt.Fprintf(e.stdout, "new root %s starts at %s", m.NewRoot, lifecycle.DescribeStart(m.Boundary))
+	if m.FromTimestamp != nil && m.Boundary.Files == nil {
 		fmt.Fprintf(e.stdout, " (the first records at or after %s)", m.FromTimestamp.Format(time.RFC3339Nano))
 	}
 	fmt.Fprintf(e.stdout, " (%s)\n", source.StartKey)
@@ -149,6 +152,20 @@ func (e *env) freshStart(c *cli.Context) error {
 // boundary resolves --from-offsets or --from-timestamp into the new root's
 // start point (and the time, for the latter).
 func (e *env) boundary(c *cli.Context, src gateway.Store) (source.StartPoint, *time.Time, error) {
+	kind, _, err := lifecycle.PlannedSource(c.Context, src)
+	if err != nil {
+		return source.StartPoint{}, nil, &InputError{Err: err}
+	}
+	if kind == "files" {
+		return e.filesBoundary(c, src)
+	}
+	if raw := c.String("from-offsets"); raw != "" && kind == "" {
+		// A Spark checkpoint records no source kind: a files boundary
+		// says it.
+		if _, err := lifecycle.ParseFilesBoundary(raw); err == nil {
+			return e.filesBoundary(c, src)
+		}
+	}
 	if raw := c.String("from-offsets"); raw != "" {
 		m, err := checkpoint.DecodeKafkaOffsets(raw)
 		if err != nil || len(m) == 0 {
@@ -159,7 +176,7 @@ func (e *env) boundary(c *cli.Context, src gateway.Store) (source.StartPoint, *t
 			return source.StartPoint{}, nil, err
 		}
 		if kind != "" && kind != "kafka" {
-			return source.StartPoint{}, nil, usageErrorf(c, "a fresh-start boundary is Kafka offsets; the checkpoint reads a %s source", kind)
+			return source.StartPoint{}, nil, usageErrorf(c, "a fresh-start boundary is for a Kafka or files source; the checkpoint reads a %s source", kind)
 		}
 		if topic != "" {
 			if _, ok := m[topic]; !ok || len(m) != 1 {
@@ -186,7 +203,7 @@ func (e *env) boundary(c *cli.Context, src gateway.Store) (source.StartPoint, *t
 		return source.StartPoint{}, nil, err
 	}
 	if kind != "" && kind != "kafka" {
-		return source.StartPoint{}, nil, usageErrorf(c, "a fresh-start boundary is Kafka offsets; the checkpoint reads a %s source", kind)
+		return source.StartPoint{}, nil, usageErrorf(c, "a fresh-start boundary is for a Kafka or files source; the checkpoint reads a %s source", kind)
 	}
 	if t := c.String("topic"); t != "" {
 		topic = t
@@ -199,6 +216,39 @@ func (e *env) boundary(c *cli.Context, src gateway.Store) (source.StartPoint, *t
 		return source.StartPoint{}, nil, err
 	}
 	return source.StartPoint{Kafka: map[string]map[int32]int64{topic: offs}}, &t, nil
+}
+
+// filesBoundary resolves --from-offsets or --from-timestamp for a files
+// source into the new root's start point.
+func (e *env) filesBoundary(c *cli.Context, src gateway.Store) (source.StartPoint, *time.Time, error) {
+	if c.String("brokers") != "" || c.String("topic") != "" {
+		return source.StartPoint{}, nil, usageErrorf(c, "--brokers and --topic are for a Kafka source; the checkpoint reads a files source")
+	}
+	var (
+		from lifecycle.FilesFrom
+		ts   *time.Time
+	)
+	if raw := c.String("from-offsets"); raw != "" {
+		f, err := lifecycle.ParseFilesBoundary(raw)
+		if err != nil {
+			return source.StartPoint{}, nil, usageErrorf(c, "--from-offsets: the checkpoint reads a files source: want {\"logOffset\":N}, {\"batch\":N} or {\"files\":[…]}: %v", err)
+		}
+		from = f
+	} else {
+		t, err := time.Parse(time.RFC3339Nano, c.String("from-timestamp"))
+		if err != nil {
+			return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp %q: want RFC 3339 (2026-11-30T12:00:00Z)", c.String("from-timestamp"))
+		}
+		ts = &t
+	}
+	fs, err := lifecycle.FilesBoundary(c.Context, src, from, ts)
+	if errors.Is(err, lifecycle.ErrBadBoundary) {
+		return source.StartPoint{}, nil, usageErrorf(c, "%v", err)
+	}
+	if err != nil {
+		return source.StartPoint{}, nil, err
+	}
+	return source.StartPoint{Files: fs}, ts, nil
 }
 
 // planSource returns the source kind and Kafka topic recorded in the

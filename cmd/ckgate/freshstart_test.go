@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,13 +69,86 @@ func TestFreshStartCommand(t *testing.T) {
 		"--reason", "again", "--from-offsets", `{"clicks":{"0":5}}`, src).wantErr(t, 3, "archived for a fresh start")
 }
 
-// A files query has no Kafka boundary: its fresh start is refused.
+// TestFreshStartCommandFilesSource: a files query is fresh-started at a
+// batch of its old checkpoint (the files that batch's source log recorded
+// are carried over as processed); the new root processes only the files
+// after it; the old root is archived, kept and refused by run.
 func TestFreshStartCommandFilesSource(t *testing.T) {
-	dir, sp := demoDir(t)
-	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "demo/checkpoint", "--available-now", sp).want(t, 0)
-	runCLI(t, dir, "fresh-start", "--new", "v2", "--archive-to", "arch", "--reason", "r", "--from-offsets", `{"clicks":{"0":5}}`, "demo/checkpoint").
+	dir := t.TempDir()
+	sp := filesQuery(t, dir, 0, 8)
+	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck", "--available-now", sp).want(t, 0)
+	filesQuery(t, dir, 8, 10)
+	// Kafka flags and boundaries are refused for a files source.
+	runCLI(t, dir, "fresh-start", "--new", "ck2", "--archive-to", "arch", "--reason", "r", "--from-offsets", `{"clicks":{"0":5}}`, "ck").
 		wantErr(t, 2, "files source")
-	if _, err := os.Stat(filepath.Join(dir, "demo", "checkpoint", filepath.FromSlash(lifecycle.ArchivedKey))); !os.IsNotExist(err) {
+	runCLI(t, dir, "fresh-start", "--new", "ck2", "--archive-to", "arch", "--reason", "r", "--from-timestamp", "2026-11-30T00:00:00Z",
+		"--brokers", "127.0.0.1:1", "ck").wantErr(t, 2, "--brokers")
+	runCLI(t, dir, "fresh-start", "--new", "ck2", "--archive-to", "arch", "--reason", "r", "--from-offsets", `{"batch":40}`, "ck").
+		wantErr(t, 2, "offsets/40")
+	if _, err := os.Stat(filepath.Join(dir, "ck", filepath.FromSlash(lifecycle.ArchivedKey))); !os.IsNotExist(err) {
 		t.Fatalf("a refused fresh start marked the source: %v", err)
 	}
+	before := treeOf(t, filepath.Join(dir, "ck"))
+
+	// Batch 5 read f-005 (one file a batch): f-000 … f-005 are processed.
+	r := runCLI(t, dir, "fresh-start", "--new", "ck2", "--archive-to", "arch", "--reason", "INC-7 bad deploy", "--principal", "bob",
+		"--from-offsets", `{"batch":5}`, "ck")
+	r.want(t, 0, "archived ck", "other than the 6 the old file source log recorded up to log offset 5", "migrated-from.json", "left to you")
+	after := treeOf(t, filepath.Join(dir, "ck"))
+	for _, k := range []string{lifecycle.ArchivedKey, lifecycle.MigratedToKey} {
+		if _, ok := after[k]; !ok {
+			t.Fatalf("old root lacks %s", k)
+		}
+		delete(after, k)
+	}
+	if len(after) != len(before) {
+		t.Fatalf("the old root changed beyond the markers: %d keys, was %d", len(after), len(before))
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Fatalf("the old root's %s changed", k)
+		}
+	}
+	var sp2 source.StartPoint
+	if err := json.Unmarshal([]byte(treeOf(t, filepath.Join(dir, "ck2"))[source.StartKey]), &sp2); err != nil || sp2.Files == nil ||
+		len(sp2.Files.Processed) != 6 || *sp2.Files.FromLogOffset != 5 {
+		t.Fatalf("start point %+v, %v", sp2.Files, err)
+	}
+	for _, p := range []string{filepath.Join(dir, "ck", lifecycle.MigratedToKey), filepath.Join(dir, "ck2", lifecycle.MigratedFromKey)} {
+		if b, err := os.ReadFile(filepath.FromSlash(p)); err != nil || !strings.Contains(string(b), "INC-7") || !strings.Contains(string(b), `"processed"`) {
+			t.Fatalf("%s: %s %v", p, b, err)
+		}
+	}
+	// The new root, into an isolated output: f-006 … f-009 only.
+	spec2 := filepath.Join(dir, "q2.yaml")
+	if err := os.WriteFile(spec2, []byte("name: q\nsource: {kind: files, path: in, max_files_per_batch: 1}\nsink: {kind: files, path: out2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck2", "--available-now", spec2).want(t, 0)
+	if got := outputRowsIn(t, dir, "out2"); fmt.Sprint(got) != "[6 7 8 9]" {
+		t.Fatalf("new root output %v, want [6 7 8 9]", got)
+	}
+	runCLI(t, dir, "run", "--checkpoint", "ck", "--available-now", sp).wantErr(t, 3, "archived", "ck2")
+	// A timestamp boundary needs no brokers for a files source.
+	runCLI(t, dir, "fresh-start", "--new", "ck3", "--archive-to", "arch2", "--reason", "r", "--from-timestamp", "2026-11-30T00:00:00Z", "ck2").
+		want(t, 0, "modified at or after 2026-11-30T00:00:00Z")
+}
+
+// treeOf maps every file under root (slash keys) to its content.
+func treeOf(t *testing.T, root string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		m[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -36,7 +36,8 @@ func (e *env) inspectCommand() *cli.Command {
 			"the output directory of a file sink: its _spark_metadata log says whether an in-flight batch\n" +
 			"was already written. --format json prints the report as one object:\n" +
 			"{query_id, writer, status, latest_offsets_batch, latest_commit_batch, watermark_ms, confs,\n" +
-			"resume, batches, sources, operators, sink, findings: [{id, severity, key, message}], ...}.\n\n" +
+			"resume, batches, sources, operators, sink, findings: [{id, severity, key, message, next}], ...};\n" +
+			"next is the safe next step (nothing inspect reports is ever repaired or overwritten by ckgate).\n\n" +
 			"Exit status: 0 clean, in_flight or empty with no error finding; 1 inconsistent or an error\n" +
 			"finding; 2 not a checkpoint, unreadable, or a --batch that does not exist.",
 		Flags: []cli.Flag{
@@ -633,6 +634,9 @@ func (t *inspectTable) findings(r *checkpoint.Report) {
 			j++
 		}
 		msg := oneLine(f.Message)
+		if f.Next != "" && f.Severity != checkpoint.SeverityInfo {
+			msg += ". Next: " + oneLine(f.Next)
+		}
 		// A finding repeated for many keys (one per partition) is one
 		// line; --format json lists every one.
 		if n := j - i; n > 3 {

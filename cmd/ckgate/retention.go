@@ -3,9 +3,11 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -29,12 +31,19 @@ func (e *env) retentionCommand() *cli.Command {
 			"(and every batch younger than --retain-for), never the latest committed or an in-flight batch;\n" +
 			"the state files that rebuild every retained version; compacted logs from their latest\n" +
 			"compaction; _ckgate/ ledgers younger than --log-retention. apply executes the plan through\n" +
-			"the gateway as a principal of kind retention, so the policy refuses any key not planned.",
+			"the gateway as a principal of kind retention, so the policy refuses any key not planned.\n\n" +
+			"--sink URL (repeatable) also plans the manifest log (URL/_spark_metadata/) of a file sink's\n" +
+			"output directory by the same --min-batches and --retain-for: its latest compaction and every\n" +
+			"manifest after it (and the newest compaction at or below the oldest retained manifest) are\n" +
+			"kept, older manifests go; the sink's data files are never removed. apply deletes them through\n" +
+			"the same policy check, with a plan of their own per sink, after the checkpoint's.\n\n" +
+			"Exit status: 0 done; 1 a failure (store, a delete part-way: running apply again finishes it);\n" +
+			"2 a usage error, not a checkpoint or not a file sink output; 4 a delete denied by policy.",
 		Subcommands: []*cli.Command{
 			{
 				Name:      "plan",
 				Usage:     "print what retention would keep and remove, with reasons",
-				ArgsUsage: "URL",
+				ArgsUsage: "[--sink OUTPUT_URL]... URL",
 				Flags: append(retentionFlags(), formatFlag(),
 					&cli.BoolFlag{Name: "all", Usage: "table: list kept keys too"}),
 				Action: e.retentionPlan,
@@ -42,7 +51,7 @@ func (e *env) retentionCommand() *cli.Command {
 			{
 				Name:      "apply",
 				Usage:     "delete what the plan removes, through the policy authorizer",
-				ArgsUsage: "URL",
+				ArgsUsage: "[--sink OUTPUT_URL]... URL",
 				Flags: append(append(retentionFlags(), policyFlags()...), decisionLogFlag(),
 					&cli.StringFlag{Name: "principal", Value: "ckgate-retention", Usage: "principal `ID` (kind retention)"},
 					&cli.IntFlag{Name: "concurrency", Value: lifecycle.DefaultApplyConcurrency, Usage: "at most `N` deletes at once"},
@@ -58,23 +67,100 @@ func retentionFlags() []cli.Flag {
 		&cli.IntFlag{Name: "min-batches", Value: lifecycle.DefaultMinBatches, Usage: "keep at least the latest `N` batches"},
 		&cli.DurationFlag{Name: "retain-for", Usage: "also keep every batch younger than `DURATION` (e.g. 72h)"},
 		&cli.DurationFlag{Name: "log-retention", Value: lifecycle.DefaultLogRetention, Usage: "keep _ckgate/ ledgers younger than `DURATION`"},
+		&cli.StringSliceFlag{Name: "sink", Usage: "also plan the manifest log (_spark_metadata/) of the file sink output `URL` (repeatable; data files are never removed)"},
 	}
 }
 
-// retentionPlanFor reads the checkpoint and plans.
-func (e *env) retentionPlanFor(c *cli.Context, st gateway.Store, raw string) (*lifecycle.Result, error) {
+// retentionPolicy is the planner's policy from the flags.
+func retentionPolicy(c *cli.Context) (lifecycle.Policy, error) {
 	if n := c.Int("min-batches"); n < 1 {
-		return nil, usageErrorf(c, "--min-batches %d: want 1 or more", n)
+		return lifecycle.Policy{}, usageErrorf(c, "--min-batches %d: want 1 or more", n)
 	}
 	if c.Duration("retain-for") < 0 || c.Duration("log-retention") <= 0 {
-		return nil, usageErrorf(c, "--retain-for and --log-retention: want a positive duration")
+		return lifecycle.Policy{}, usageErrorf(c, "--retain-for and --log-retention: want a positive duration")
 	}
-	p := lifecycle.Policy{
+	return lifecycle.Policy{
 		MinBatches:   c.Int("min-batches"),
 		RetainFor:    c.Duration("retain-for"),
 		LogRetention: c.Duration("log-retention"),
 		Now:          time.Now(),
+	}, nil
+}
+
+// sinkPlan is the plan of one --sink output.
+type sinkPlan struct {
+	URL string `json:"url"`
+	*lifecycle.Result
+}
+
+// planJSON is `retention plan --format json`: the checkpoint's plan, and
+// the sinks' when --sink is given.
+type planJSON struct {
+	*lifecycle.Result
+	Sinks []sinkPlan `json:"sinks,omitempty"`
+}
+
+// sinkURLs returns --sink, checked: each a different location, none the
+// checkpoint itself.
+func sinkURLs(c *cli.Context, checkpointURL string) ([]string, error) {
+	seen := map[string]bool{location(checkpointURL): true}
+	var out []string
+	for _, raw := range c.StringSlice("sink") {
+		if raw = strings.TrimSpace(raw); raw == "" {
+			return nil, usageErrorf(c, "--sink: want a file sink output URL")
+		}
+		if seen[location(raw)] {
+			return nil, usageErrorf(c, "--sink %s: given twice, or the checkpoint itself", gateway.Redact(raw))
+		}
+		seen[location(raw)] = true
+		out = append(out, raw)
 	}
+	return out, nil
+}
+
+// sinkPlanFor reads a sink output's manifest log and plans it.
+func (e *env) sinkPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.Policy) (*lifecycle.Result, error) {
+	l, err := lifecycle.ReadSink(c.Context, st)
+	if errors.Is(err, checkpoint.ErrNotCheckpoint) {
+		return nil, &InputError{Err: fmt.Errorf("--sink %s: %w", gateway.Redact(raw), err)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
+	}
+	r, err := lifecycle.Plan(l, p)
+	if err != nil {
+		return nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
+	}
+	return r, nil
+}
+
+// withSinks opens every --sink store, plans it and calls f with the plans
+// (in flag order); the stores stay open during f.
+func (e *env) withSinks(c *cli.Context, urls []string, p lifecycle.Policy, f func(plans []sinkPlan, stores []gateway.Store) error) error {
+	var plans []sinkPlan
+	var stores []gateway.Store
+	defer func() {
+		for _, st := range stores {
+			gateway.Close(st)
+		}
+	}()
+	for _, raw := range urls {
+		st, err := e.openStore(c.Context, c, raw)
+		if err != nil {
+			return err
+		}
+		stores = append(stores, st)
+		r, err := e.sinkPlanFor(c, st, raw, p)
+		if err != nil {
+			return err
+		}
+		plans = append(plans, sinkPlan{URL: gateway.Redact(raw), Result: r})
+	}
+	return f(plans, stores)
+}
+
+// retentionPlanFor reads the checkpoint and plans.
+func (e *env) retentionPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.Policy) (*lifecycle.Result, error) {
 	l, err := lifecycle.Read(c.Context, st, p)
 	if err != nil {
 		return nil, fmt.Errorf("retention %s: %w", gateway.Redact(raw), err)
@@ -98,16 +184,51 @@ func (e *env) retentionPlan(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	p, err := retentionPolicy(c)
+	if err != nil {
+		return err
+	}
+	sinks, err := sinkURLs(c, a[0])
+	if err != nil {
+		return err
+	}
 	return e.withStore(c, a[0], func(st gateway.Store) error {
-		r, err := e.retentionPlanFor(c, st, a[0])
+		r, err := e.retentionPlanFor(c, st, a[0], p)
 		if err != nil {
 			return err
 		}
-		if f == "json" {
-			return printJSON(e.stdout, r)
-		}
-		return writePlanTable(e.stdout, r, c.Bool("all"))
+		return e.withSinks(c, sinks, p, func(plans []sinkPlan, _ []gateway.Store) error {
+			if f == "json" {
+				return printJSON(e.stdout, planJSON{Result: r, Sinks: plans})
+			}
+			if err := writePlanTable(e.stdout, r, c.Bool("all")); err != nil {
+				return err
+			}
+			for _, sp := range plans {
+				if err := writeSinkPlanTable(e.stdout, sp, c.Bool("all")); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	})
+}
+
+func writeSinkPlanTable(w io.Writer, sp sinkPlan, all bool) error {
+	fmt.Fprintf(w, "\nsink %s (%s/):\n", sp.URL, checkpoint.SinkMetadataDir)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "remove %d manifests (%d bytes), keep %d\n", len(sp.Remove), sp.RemovedBytes, len(sp.Keep))
+	rows := sp.Remove
+	if all {
+		rows = append(append([]lifecycle.Decision{}, sp.Remove...), sp.Keep...)
+	}
+	if len(rows) > 0 {
+		fmt.Fprintln(tw, "ACTION\tKEY\tSIZE\tREASON")
+	}
+	for _, d := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", d.Action, d.Key, d.Size, d.Reason)
+	}
+	return tw.Flush()
 }
 
 func int64Text(v *int64) string {
@@ -152,6 +273,14 @@ func (e *env) retentionApply(c *cli.Context) error {
 	if c.Int("concurrency") < 1 {
 		return usageErrorf(c, "--concurrency %d: want 1 or more", c.Int("concurrency"))
 	}
+	p, err := retentionPolicy(c)
+	if err != nil {
+		return err
+	}
+	sinks, err := sinkURLs(c, a[0])
+	if err != nil {
+		return err
+	}
 	eng, err := e.policyEngine(c)
 	if err != nil {
 		return err
@@ -162,36 +291,55 @@ func (e *env) retentionApply(c *cli.Context) error {
 	}
 	defer closeLog()
 	return e.withStore(c, a[0], func(st gateway.Store) error {
-		r, err := e.retentionPlanFor(c, st, a[0])
+		r, err := e.retentionPlanFor(c, st, a[0], p)
 		if err != nil {
 			return err
 		}
-		if len(r.Remove) == 0 {
-			_, err := fmt.Fprintln(e.stdout, "nothing to remove")
-			return err
-		}
-		id := planID(r)
-		facts := policy.Facts{LatestBatch: r.LatestOffsets, RetainFrom: r.RetainFrom}
-		if data, _, err := st.Get(c.Context, checkpoint.MetadataKey); err == nil {
-			if q, err := policy.ParseMetadata(data); err == nil {
-				facts.QueryID = q
+		return e.withSinks(c, sinks, p, func(plans []sinkPlan, sinkStores []gateway.Store) error {
+			// Plan everything before deleting anything: a sink that does
+			// not read stops the command before the checkpoint is touched.
+			facts := policy.Facts{LatestBatch: r.LatestOffsets, RetainFrom: r.RetainFrom}
+			if data, _, err := st.Get(c.Context, checkpoint.MetadataKey); err == nil {
+				if q, err := policy.ParseMetadata(data); err == nil {
+					facts.QueryID = q
+				}
 			}
-		}
-		auth := policy.NewAuthorizer(eng, policy.Principal{ID: c.String("principal"), Kind: policy.KindRetention},
-			a[0], facts, log, policy.WithPlan(&policy.Plan{ID: id, Obsolete: r.Obsolete()}), policy.WithStoreURL(a[0]))
-		guarded := gateway.WithAuthorizer(st, auth)
-		opts := lifecycle.ApplyOptions{Concurrency: c.Int("concurrency")}
-		if bar := e.progressBar(c, len(r.Remove)); bar != nil {
-			opts.Progress = func(done, _ int) { _ = bar.Set(done) }
-			defer bar.Close()
-		}
-		res, err := lifecycle.Apply(c.Context, guarded, r, opts)
-		if err != nil {
-			return fmt.Errorf("retention apply %s (plan %s): %d deleted before: %w", gateway.Redact(a[0]), id, res.Deleted, err)
-		}
-		_, err = fmt.Fprintf(e.stdout, "plan %s: deleted %d keys (%d bytes), %d already gone\n", id, res.Deleted, r.RemovedBytes, res.Missing)
-		return err
+			if err := e.applyPlan(c, st, a[0], r, facts, eng, log, "", "keys"); err != nil {
+				return err
+			}
+			for i, sp := range plans {
+				if err := e.applyPlan(c, sinkStores[i], sinks[i], sp.Result, policy.Facts{}, eng, log, "sink "+sp.URL+": ", "manifests"); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	})
+}
+
+// applyPlan deletes what r removes from st (at raw) as a retention
+// principal whose policy plan is r, and reports it.
+func (e *env) applyPlan(c *cli.Context, st gateway.Store, raw string, r *lifecycle.Result, facts policy.Facts,
+	eng *policy.Engine, log *policy.DecisionLog, label, what string) error {
+	if len(r.Remove) == 0 {
+		_, err := fmt.Fprintf(e.stdout, "%snothing to remove\n", label)
+		return err
+	}
+	id := planID(r)
+	auth := policy.NewAuthorizer(eng, policy.Principal{ID: c.String("principal"), Kind: policy.KindRetention},
+		raw, facts, log, policy.WithPlan(&policy.Plan{ID: id, Obsolete: r.Obsolete()}), policy.WithStoreURL(raw))
+	guarded := gateway.WithAuthorizer(st, auth)
+	opts := lifecycle.ApplyOptions{Concurrency: c.Int("concurrency")}
+	if bar := e.progressBar(c, len(r.Remove)); bar != nil {
+		opts.Progress = func(done, _ int) { _ = bar.Set(done) }
+		defer bar.Close()
+	}
+	res, err := lifecycle.Apply(c.Context, guarded, r, opts)
+	if err != nil {
+		return fmt.Errorf("retention apply %s (plan %s): %d deleted before: %w", gateway.Redact(raw), id, res.Deleted, err)
+	}
+	_, err = fmt.Fprintf(e.stdout, "%splan %s: deleted %d %s (%d bytes), %d already gone\n", label, id, res.Deleted, what, r.RemovedBytes, res.Missing)
+	return err
 }
 
 // progressBar returns a bar on stderr when it is a terminal (or --progress).

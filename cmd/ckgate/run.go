@@ -36,15 +36,21 @@ func (e *env) runCommand() *cli.Command {
 			"A writer that crashed on this host is taken over at once; another live writer is waited for\n" +
 			"until its lease expires (--force takes over at once).\n" +
 			"Relative paths in SPEC and --checkpoint are resolved against the working directory.\n" +
-			"Progress: a live line on a terminal, one JSON progress event per batch otherwise (--format).",
-		Flags: []cli.Flag{
+			"Progress: a live line on a terminal, one JSON progress event per batch otherwise (--format).\n" +
+			"Policy: the job (principal kind job) opens the checkpoint and writes every checkpoint and sink\n" +
+			"file only if the OPA policies allow it (the defaults, plus --policy and --data); a checkpoint\n" +
+			"holding another query, or a root equal to, inside or above a known query's root, is refused,\n" +
+			"and so is any refused write (exit 4, naming the rule). --decision-log records every decision.",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "checkpoint", Usage: "checkpoint store `URL` or path (default: checkpoints/<spec name>)"},
 			&cli.BoolFlag{Name: "available-now", Usage: "process what the source holds now, then stop"},
 			&cli.IntFlag{Name: "batches", Usage: "stop after `N` batches"},
 			&cli.StringFlag{Name: "format", Usage: "progress `FORMAT`: text or json (default: text on a terminal, json otherwise)"},
 			&cli.BoolFlag{Name: "force", Usage: "take the checkpoint over from a live writer at once (it will be fenced)"},
 			&cli.StringFlag{Name: "metrics-addr", Usage: "serve Prometheus metrics on `ADDR` (host:port) at /metrics while running"},
-		},
+			&cli.StringFlag{Name: "principal", Usage: "the job principal's `ID` in policy decisions and the decision log (default: the OS user)"},
+			decisionLogFlag(),
+		}, policyFlags()...),
 		Action: e.run,
 	}
 }
@@ -105,6 +111,11 @@ func (e *env) run(c *cli.Context) error {
 	if err := checkNotArchived(ctx, cp, ckURL); err != nil {
 		return err
 	}
+	cp, guard, err := e.guardRun(c, cp, ckURL, s)
+	if err != nil {
+		return err
+	}
+	defer guard.close()
 	so := gateway.SessionOptions{Principal: principal(), TakeOver: gateway.Wait, Logger: e.log,
 		OnWait: func(owner gateway.WriterRecord, until time.Time) {
 			fmt.Fprintf(e.stderr, "ckgate: checkpoint %s is held by %s (epoch %d, last heartbeat %s); waiting until its lease expires at %s\n",
@@ -113,7 +124,7 @@ func (e *env) run(c *cli.Context) error {
 	if c.Bool("force") {
 		so.TakeOver = gateway.Force
 	}
-	q, err := engine.Open(ctx, s, engine.Options{Checkpoint: cp, CheckpointURL: ckURL, Registry: e.registry,
+	q, err := engine.Open(ctx, s, engine.Options{Checkpoint: cp, CheckpointURL: ckURL, Registry: guard.registry(e.registry),
 		Session: so, Console: e.stdout, Logger: e.log})
 	if err != nil {
 		return err

@@ -5,19 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"os"
-	"os/exec"
+	"os/signal"
 	"path/filepath"
-	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/demo"
-	"github.com/ckgate/ckgate/gateway/filestore"
+	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/stores"
+	"github.com/ckgate/ckgate/internal/emulator"
 )
 
 // childEnv makes the test binary run the CLI with its arguments instead of
@@ -26,94 +28,236 @@ const childEnv = "CKGATE_TEST_RUN_CLI"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		os.Exit(Run(context.Background(), Options{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, append([]string{"ckgate"}, os.Args[1:]...)))
+		// As main does: the first SIGINT or SIGTERM cancels the command.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		context.AfterFunc(ctx, stop)
+		code := Run(ctx, Options{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, append([]string{"ckgate"}, os.Args[1:]...))
+		stop()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
 
-// TestRunSurvivesSIGKILL starts `ckgate run` on the demo clickstream (one
-// file per batch) and kills it with SIGKILL at random moments, restarting
-// it each time, until a run completes. The sink must then hold exactly the
-// sessions a reference computed here from the events gives: no session
-// lost, none twice, late events dropped as in a run without kills.
+// TestRunSurvivesSIGKILL is the process-level crash soak: `ckgate run` on
+// the demo clickstream (one file per batch) in a child process, SIGKILLed
+// at random points (after a random number of batches, a random delay into
+// the next) and restarted until a run completes, on every cell of
+// {local disk, S3 on versitygw} × {file sink, http sink}. The sink must then
+// hold exactly the sessions a reference computed here from the events
+// gives (lost = duplicated = 0), and the log must have no gap, no double
+// entry and no writer epoch going down. CKGATE_SOAK_RUNS sets the runs per
+// cell (default 2; `make soak` runs 50); CKGATE_SOAK_SEED replays a seed.
 func TestRunSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the CLI many times")
 	}
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	r := rand.New(rand.NewPCG(seed, 1))
-	dir, sp := demoDir(t)
-	src, _ := os.ReadFile(sp)
-	os.WriteFile(sp, []byte(strings.Replace(string(src), "max_files_per_batch: 4", "max_files_per_batch: 1", 1)), 0o644)
+	runs := soakRuns(t, 2)
+	for _, sinkKind := range []string{"files", "http"} {
+		t.Run("local/"+sinkKind, func(t *testing.T) {
+			killSoak(t, runs, killCell{name: "local/" + sinkKind, sink: sinkKind})
+		})
+	}
+	t.Run("s3", func(t *testing.T) {
+		emu, err := emulator.StartVersitygw(startCtx(t))
+		emulator.Require(t, err)
+		t.Cleanup(emu.Stop)
+		setS3Env(t, emu)
+		q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
+		for _, sinkKind := range []string{"files", "http"} {
+			t.Run(sinkKind, func(t *testing.T) {
+				b := bucketName()
+				ckgate(t, Options{}, "", "store", "mb", "s3://"+b+"?"+q).want(t, 0)
+				killSoak(t, runs, killCell{name: "s3/" + sinkKind, sink: sinkKind, maxDelay: 80 * time.Millisecond,
+					root: func(run int, what string) string { return fmt.Sprintf("s3://%s/run-%d/%s?%s", b, run, what, q) }})
+			})
+		}
+	})
+}
 
-	kills, done := 0, false
-	for attempt := 0; attempt < 40 && !done; attempt++ {
-		cmd := exec.Command(os.Args[0], "run", "--checkpoint", "demo/checkpoint", "--available-now", "--format", "json", sp)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), childEnv+"=1")
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+// setS3Env gives the process (and the children it starts) only the
+// emulator's credentials: no profile, file or instance role.
+func setS3Env(t *testing.T, emu *emulator.S3Emulator) {
+	t.Setenv("AWS_ACCESS_KEY_ID", emu.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", emu.SecretKey)
+	t.Setenv("AWS_SESSION_TOKEN", "")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+}
+
+// killCell is one cell of the SIGKILL matrix.
+type killCell struct {
+	name string
+	sink string // files or http
+	// root returns the store URL of the checkpoint ("ck") or the file
+	// sink's output ("out") of a run; nil: directories in the run's dir.
+	root     func(run int, what string) string
+	maxDelay time.Duration // longest delay after the chosen batch (default 30ms)
+}
+
+// killFigures are what a cell reports.
+type killFigures struct {
+	runs, kills, processes, lost, duplicated int
+	resent                                   int // http sink: records sent again under their key (recognised by the receiver)
+}
+
+func killSoak(t *testing.T, runs int, cell killCell) {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("CKGATE_SOAK_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("CKGATE_SOAK_SEED=%q: %v", s, err)
 		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		// later attempts get more time, and from the 30th on none is killed,
-		// so the run ends however slow the machine is
-		wait := time.Duration(r.Int64N(int64(50+attempt*40))) * time.Millisecond
-		if attempt >= 30 {
-			wait = time.Hour
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case err := <-exited:
-			timer.Stop()
-			if err != nil {
-				t.Fatalf("attempt %d: ckgate run failed: %v\n%s", attempt, err, out.String())
-			}
-			done = true
-		case <-timer.C:
-			cmd.Process.Signal(syscall.SIGKILL)
-			if err := <-exited; err == nil {
-				done = true // it finished just before the signal
-			} else {
-				kills++
-			}
+		seed = v
+	}
+	t.Logf("seed %d (CKGATE_SOAK_SEED replays it)", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	want := canonicalRows(t, demoSessions(t, 1, 10*time.Minute, 30*time.Minute))
+	var f killFigures
+	start := time.Now()
+	defer func() {
+		t.Logf("soak: cell=%s runs=%d kills=%d lost=%d duplicated=%d (%d processes, %d records re-sent under their key, %s)",
+			cell.name, f.runs, f.kills, f.lost, f.duplicated, f.processes, f.resent, time.Since(start).Round(time.Second))
+		soakReport(t, "test", "SIGKILL", "cell", cell.name, "runs", f.runs, "kills", f.kills, "lost", f.lost,
+			"duplicated", f.duplicated, "processes", f.processes, "resent", f.resent, "seconds", int(time.Since(start).Seconds()))
+	}()
+	for run := range runs {
+		kills, procs, lost, dup, resent := killRun(t, r, cell, run, want)
+		f.runs++
+		f.resent += resent
+		f.kills += kills
+		f.processes += procs
+		f.lost += lost
+		f.duplicated += dup
+		if lost+dup > 0 {
+			t.Fatalf("run %d (seed %d): after %d kills the sink lost %d sessions and duplicated %d", run, seed, kills, lost, dup)
 		}
 	}
-	if !done {
-		t.Fatalf("no run completed after %d kills", kills)
-	}
-	if kills == 0 {
+	if f.kills == 0 {
 		t.Fatal("no run was killed: the test proves nothing")
 	}
-	t.Logf("%d kills before a run completed", kills)
+}
 
-	out, err := filestore.New(filepath.Join(dir, "demo", "out", "sessions"))
+// killRun does one run of a cell: kills at random points, then a run to
+// completion. It returns the kills, the processes started, the sink's
+// lost and duplicated rows against want, and the records the http sink
+// sent again under their key.
+func killRun(t *testing.T, r *rand.Rand, cell killCell, run int, want []string) (kills, procs, lost, dup, resent int) {
+	t.Helper()
+	dir, sp := demoDir(t)
+	src, err := os.ReadFile(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, _, err := checkpoint.ReadFileSinkLog(context.Background(), out, checkpoint.SinkMetadataDir)
-	if err != nil {
+	specText := strings.Replace(string(src), "max_files_per_batch: 4", "max_files_per_batch: 1", 1)
+	ckURL, outURL := "demo/checkpoint", "demo/out/sessions"
+	if cell.root != nil {
+		ckURL, outURL = cell.root(run, "ck"), cell.root(run, "out")
+	}
+	var rc *effectReceiver
+	switch {
+	case cell.sink == "http":
+		var u string
+		rc, u = newEffectReceiver(t)
+		specText = httpSinkSpec(specText, u)
+		if !strings.Contains(specText, "kind: http") {
+			t.Fatal("the demo spec's sink line changed: update httpSinkSpec")
+		}
+	case cell.root != nil:
+		specText = strings.Replace(specText, "path: demo/out/sessions", "path: '"+outURL+"'", 1)
+	}
+	if err := os.WriteFile(sp, []byte(specText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, e := range entries {
-		name := e.Path[strings.LastIndex(e.Path, "/")+1:]
-		data, _, err := out.Get(context.Background(), name)
+	maxDelay := cell.maxDelay
+	if maxDelay == 0 {
+		maxDelay = 30 * time.Millisecond
+	}
+	planned := 1 + r.IntN(4)
+	var outputs strings.Builder
+	done := false
+	for attempt := 0; !done; attempt++ {
+		if attempt > 60 {
+			t.Fatalf("run %d: no run completed after %d kills\n%s", run, kills, outputs.String())
+		}
+		c := startChild(t, dir, nil, "run", "--checkpoint", ckURL, "--available-now", "--format", "json", sp)
+		procs++
+		if attempt < planned {
+			// Kill after a random number of batches (0: while it opens
+			// and restores) and a random delay into the next one.
+			batches, delay := r.IntN(10), time.Duration(r.Int64N(int64(maxDelay)))
+			if killAt(c, batches, delay) {
+				kills++
+				outputs.WriteString(c.output())
+				continue
+			}
+		} else {
+			c.wait(t, 5*time.Minute)
+		}
+		outputs.WriteString(c.output())
+		if c.code() != 0 {
+			t.Fatalf("run %d attempt %d: ckgate run exited %d\n%s", run, attempt, c.code(), c.output())
+		}
+		done = true
+	}
+	if strings.Contains(outputs.String(), leaseWaitMessage) {
+		t.Fatalf("run %d: a restart after SIGKILL waited for the dead writer's lease:\n%s", run, outputs.String())
+	}
+
+	ctx := context.Background()
+	open := func(raw string) gateway.Store {
+		if !strings.Contains(raw, "://") {
+			raw = filepath.Join(dir, raw)
+		}
+		st, err := stores.Open(ctx, raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for l := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
-			got = append(got, l)
+		t.Cleanup(func() { gateway.Close(st) })
+		return st
+	}
+	ck := open(ckURL)
+	checkLog(t, ck, true)
+	var got []string
+	if rc != nil {
+		rows, deliveries, conflicts, bad := rc.effects()
+		if len(conflicts) > 0 || bad > 0 {
+			t.Fatalf("run %d: the receiver saw %d conflicting records (one key, two records) and %d bad requests: %v",
+				run, len(conflicts), bad, conflicts)
+		}
+		if ledgerKeys(t, ck) == 0 {
+			t.Fatalf("run %d: the http sink kept no ledger", run)
+		}
+		resent = deliveries - len(rows)
+		got = rows
+	} else {
+		got = canonicalRows(t, fileSinkRows(t, open(outURL)))
+	}
+	lost, dup = compareRows(got, want)
+	return kills, procs, lost, dup, resent
+}
+
+// killAt waits for n progress lines of c and then for delay, and kills c
+// with SIGKILL. It reports whether the signal ended c (false: c exited on
+// its own first).
+func killAt(c *child, n int, delay time.Duration) bool {
+	for seen := 0; seen < n; {
+		select {
+		case <-c.progress:
+			seen++
+		case <-c.exited:
+			return false
 		}
 	}
-	sort.Strings(got)
-	want := demoSessions(t, 1, 10*time.Minute, 30*time.Minute)
-	if !slices.Equal(got, want) {
-		t.Fatalf("after %d kills the sink holds %d sessions, the reference %d", kills, len(got), len(want))
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	select {
+	case <-c.exited:
+		return false
+	case <-timer.C:
 	}
+	return c.kill()
 }
 
 // demoSessions computes the demo query's output from the clickstream:

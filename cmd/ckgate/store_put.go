@@ -23,10 +23,10 @@ func (e *env) storePutCommand() *cli.Command {
 		ArgsUsage: "FILE URL KEY",
 		Description: "Writes FILE (- for stdin) to KEY under URL. By default the write is create-only and\n" +
 			"atomic: if KEY exists it is left alone and put exits 3. --overwrite replaces it\n" +
-			"unconditionally. Inputs larger than 8 MiB are streamed. Prints the new version.",
-		Flags: []cli.Flag{
+			"unconditionally. Inputs larger than 8 MiB are streamed. Prints the new version." + storePolicyHelp,
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "overwrite", Usage: "replace KEY if it exists (unconditional write)"},
-		},
+		}, storePolicyFlags()...),
 		Action: e.storePut,
 	}
 }
@@ -47,6 +47,11 @@ func (e *env) storePut(c *cli.Context) error {
 	}
 	defer closeIn()
 	return e.withStore(c, raw, func(s gateway.Store) error {
+		s, closeLog, err := e.guardStore(c, s, raw, key)
+		if err != nil {
+			return err
+		}
+		defer closeLog()
 		stream := size > streamThreshold
 		var head []byte
 		if !stream {
@@ -59,9 +64,8 @@ func (e *env) storePut(c *cli.Context) error {
 			head, stream = b, len(b) > streamThreshold
 		}
 		var (
-			v   gateway.Version
-			n   int64
-			err error
+			v gateway.Version
+			n int64
 		)
 		if stream {
 			counted := &countingReader{r: io.MultiReader(bytes.NewReader(head), in)}

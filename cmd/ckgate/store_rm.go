@@ -14,10 +14,10 @@ func (e *env) storeRmCommand() *cli.Command {
 		Usage:     "remove one key",
 		ArgsUsage: "URL KEY",
 		Description: "Removes the object KEY under URL. A missing key exits 2. With --if-match the delete\n" +
-			"only happens if KEY still has VERSION (as printed by ls or put); otherwise it exits 3.",
-		Flags: []cli.Flag{
+			"only happens if KEY still has VERSION (as printed by ls or put); otherwise it exits 3." + storePolicyHelp,
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "if-match", Usage: "remove only if the key's version is `VERSION`"},
-		},
+		}, storePolicyFlags()...),
 		Action: e.storeRm,
 	}
 }
@@ -36,6 +36,11 @@ func (e *env) storeRm(c *cli.Context) error {
 		cond = gateway.IfMatch(gateway.Version(v))
 	}
 	return e.withStore(c, a[0], func(s gateway.Store) error {
+		s, closeLog, err := e.guardStore(c, s, a[0], a[1])
+		if err != nil {
+			return err
+		}
+		defer closeLog()
 		if err := s.Delete(c.Context, a[1], cond); err != nil {
 			return err
 		}

@@ -58,7 +58,7 @@ func DecodeCommit(data []byte) (*CommitMetadata, error) {
 	}
 	var j commitJSON
 	if err := json.Unmarshal([]byte(body), &j); err != nil {
-		return nil, corruptf("commit metadata: %v", err)
+		return nil, jsonErr("commit metadata", err)
 	}
 	if j.NextBatchWatermarkMs == nil {
 		c.NoWatermark = true

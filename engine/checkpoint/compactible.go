@@ -97,6 +97,9 @@ func decodeCompactibleLog[T any](data []byte, what string) ([]T, error) {
 	for i, l := range lines[1:] {
 		var e T
 		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			if i == len(lines)-2 { // the last line: the file may be cut short
+				return nil, jsonErr(fmt.Sprintf("%s line %d", what, i+2), err)
+			}
 			return nil, corruptf("%s line %d: %v", what, i+2, err)
 		}
 		out = append(out, e)

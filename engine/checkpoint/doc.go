@@ -69,11 +69,18 @@
 //
 // Problems are findings, never errors: Inspect fails only when the store
 // cannot be listed (ErrNotCheckpoint when nothing of a checkpoint is
-// there) or the context ends. Each finding has a stable id, a severity and
-// the key it is about. Severity depends on the file's role: a problem with a
-// file a restart needs (metadata, offsets/L and L-1, commits/C, writer
-// record, operator metadata, schemas, the rebuild chain) is an error,
-// elsewhere a warning.
+// there) or the context ends. Each finding has a stable id, a severity,
+// the key it is about, a message saying what it means, and Next: the safe
+// next step (restore from an archive, start over with a fresh start, run
+// the newer version that wrote it, or nothing). Severity depends on the
+// file's role: a problem with a file a restart needs (metadata, offsets/L
+// and L-1, commits/C, writer record, ckgate's plan, the latest source log
+// file, operator metadata, schemas, the rebuild chain) is an error,
+// elsewhere a warning. A JSON error that ends inside a value (a file cut
+// short) is ErrTruncated, reported as truncated rather than corrupt.
+//
+// Package corrupttest derives the corrupt variants of a clean checkpoint
+// that the reliability tests check inspect and the engine against.
 //
 //	id                       severity        meaning
 //	metadata-missing         error           offsets exist but "metadata" does not (SPARK-55058)
@@ -91,7 +98,7 @@
 //	unreadable               error|warning   the store refused to read the file
 //	checksum-mismatch        error|warning   a file differs from its sidecar (Hadoop .crc: warning)
 //	orphan-checksum          info            a sidecar without its file
-//	temp-file                warning         a leftover temp file of an interrupted write
+//	temp-file                warning         a leftover temp file of an interrupted write (or its Hadoop .crc)
 //	ignored-file             info            a name outside the layout
 //	state-unrebuildable      error           the version a restart loads cannot be rebuilt
 //	state-partition-missing  error           a partition of a store has no files

@@ -1,8 +1,10 @@
 package checkpoint
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // Error kinds of this package. Check them with errors.Is; every error a
@@ -59,10 +61,31 @@ func truncatedf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrTruncated, fmt.Sprintf(format, args...))
 }
 
+// KeyError is an error about one stored object: every decoding error the
+// Read* helpers return is one, so a caller can tell which file is at fault
+// with errors.As.
+type KeyError struct {
+	Key string
+	Err error
+}
+
+func (e *KeyError) Error() string { return e.Key + ": " + e.Err.Error() }
+func (e *KeyError) Unwrap() error { return e.Err }
+
 // keyErr names the key an error is about.
 func keyErr(key string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%s: %w", key, err)
+	return &KeyError{Key: key, Err: err}
+}
+
+// jsonErr classifies a JSON decoding error of what: input that ends inside
+// a value (a file cut short) is ErrTruncated, anything else ErrCorrupt.
+func jsonErr(what string, err error) error {
+	var se *json.SyntaxError
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &se) && se.Error() == "unexpected end of JSON input" {
+		return truncatedf("%s: %v", what, err)
+	}
+	return corruptf("%s: %v", what, err)
 }

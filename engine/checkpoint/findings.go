@@ -34,6 +34,8 @@ type Finding struct {
 	Severity Severity `json:"severity"`
 	Key      string   `json:"key"`
 	Message  string   `json:"message"`
+	// Next is the safe next step (set by Inspect for every finding).
+	Next string `json:"next,omitempty"`
 }
 
 // Finding ids. They are stable: tools may match on them. The package
@@ -102,4 +104,56 @@ func sortFindings(fs []Finding) []Finding {
 			cmp.Compare(a.ID, b.ID), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Message, b.Message))
 	})
 	return slices.Compact(fs)
+}
+
+// Safe next steps, shared by the findings and the engine's refusals.
+const (
+	// NextRestore is the step for a file a restart needs that is damaged.
+	NextRestore = "restore it from an archive (`ckgate archive` keeps verified copies) or start over with `ckgate fresh-start`; do not edit or delete it by hand, and do not restart before `ckgate inspect` is clean"
+	// NextNewer is the step for a format version newer than understood.
+	NextNewer = "it was written by a newer Spark or ckgate: restart the query with that version (an older reader must not resume it), or start over with `ckgate fresh-start`"
+)
+
+// nextStep is the safe next step for a finding: what to do about it
+// without losing or corrupting the checkpoint.
+func nextStep(f Finding) string {
+	if f.Key == gateway.WriterKey && f.ID != FindingWriterLive {
+		return "it is ckgate's single-writer lock, not checkpoint data: make sure no ckgate run uses this checkpoint, then remove it with `ckgate store rm URL " + gateway.WriterKey + "` (the next run creates a new one)"
+	}
+	switch f.ID {
+	case FindingUnsupportedVersion:
+		return NextNewer
+	case FindingUnreadable:
+		return "check the reading principal's permissions (`ckgate validate-access`) and the store, then inspect again; nothing is wrong with the file until it can be read"
+	case FindingMetadataMissing:
+		return "restore \"metadata\" (it holds the query id) from an archive; do not let Spark or ckgate create a new one over the old offsets (SPARK-55058), or start over with `ckgate fresh-start`"
+	case FindingOffsetsGapLatest, FindingCommitsAhead, FindingStateWithoutOffsets:
+		return "restore the missing offsets entries from an archive (`ckgate archive`), or start over with `ckgate fresh-start`; do not delete log entries by hand"
+	case FindingCommitsBehind, FindingNoCommitLog:
+		return "a restart re-runs the latest batch: make sure its sink is idempotent (the file sink is), or restore the missing commits from an archive"
+	case FindingOffsetsGap, FindingCommitsGap, FindingCommitWithoutOffsets:
+		return "no action needed to restart (only the latest entries are read); keep an archive before any clean-up"
+	case FindingTempFile:
+		return "no action needed: readers ignore temp files; remove it by hand only while no writer runs (`ckgate inspect` shows the writer)"
+	case FindingIgnoredFile, FindingOrphanChecksum:
+		return "no action needed: readers ignore it"
+	case FindingStateUnrebuildable, FindingStatePartitionMissing, FindingStateMissing:
+		return "restore the state files from an archive (`ckgate archive`) or start over with `ckgate fresh-start`; a restart cannot rebuild the state without them"
+	case FindingWriterLive:
+		return "wait until the writer stops or its lease expires; `ckgate run --force` takes over and fences it"
+	case FindingUnsupportedCodec:
+		return "inspect cannot decode this codec; Spark reads it with the codec recorded in the offsets conf"
+	case FindingSinkAhead:
+		return "the sink holds batches the checkpoint does not: check that the sink directory belongs to this query before restarting"
+	case FindingPartitionsMismatch:
+		return "run with the partition count the checkpoint records (spark.sql.shuffle.partitions in the offsets conf)"
+	case FindingStateNewerThanCommit, FindingStateUncommitted, FindingStateSinglePartition, FindingStatePartitionExtra:
+		return "no action needed: a restart does not read these files; retention may delete them once obsolete"
+	case FindingSourceLogMissing:
+		return "restore the source log from an archive, or start over with `ckgate fresh-start`"
+	}
+	if f.Severity == SeverityError {
+		return NextRestore
+	}
+	return "no action needed to restart: a restart does not read it; keep an archive before any clean-up"
 }

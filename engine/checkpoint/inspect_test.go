@@ -99,7 +99,7 @@ func TestInspectScenarios(t *testing.T) {
 			name:     "offsets/L cut in its JSON",
 			build:    func(t *testing.T) *builder { b := base(t); b.put("offsets/4", b.get("offsets/4")[:30]); return b },
 			status:   StatusInconsistent,
-			problems: []string{"error corrupt offsets/4"},
+			problems: []string{"error truncated offsets/4"},
 		},
 		{
 			name:     "offsets/L without its metadata line",
@@ -140,7 +140,7 @@ func TestInspectScenarios(t *testing.T) {
 			name:     "an old offsets entry is corrupt",
 			build:    func(t *testing.T) *builder { b := base(t); b.put("offsets/1", []byte("v1\n{")); return b },
 			status:   StatusClean,
-			problems: []string{"warning corrupt offsets/1"},
+			problems: []string{"warning truncated offsets/1"},
 		},
 		{
 			name: "checksum mismatch",
@@ -278,7 +278,7 @@ func TestInspectScenarios(t *testing.T) {
 			name:     "metadata corrupt",
 			build:    func(t *testing.T) *builder { b := base(t); b.put("metadata", []byte(`{"id":`)); return b },
 			status:   StatusInconsistent,
-			problems: []string{"error corrupt metadata"},
+			problems: []string{"error truncated metadata"},
 		},
 		{
 			name: "state without offsets",

@@ -173,7 +173,8 @@ func classify(a gateway.Attrs) entry {
 	if strings.HasPrefix(name, ".") {
 		if t, ok := hadoopCRCTarget(a.Key); ok && !strings.HasSuffix(t, ".tmp") {
 			e.kind, e.target = entHadoopCRC, t
-		} else if strings.HasSuffix(name, ".tmp") {
+		} else if strings.HasSuffix(name, ".tmp") || ok && strings.HasSuffix(t, ".tmp") {
+			// a temp file, or the Hadoop sidecar of one (..<name>.<uuid>.tmp.crc)
 			e.kind = entTemp
 		} else {
 			e.kind = entDotfile

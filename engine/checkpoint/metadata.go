@@ -19,7 +19,7 @@ func DecodeStreamMetadata(data []byte) (*StreamMetadata, error) {
 	}
 	var m StreamMetadata
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, corruptf("query metadata: %v", err)
+		return nil, jsonErr("query metadata", err)
 	}
 	if m.ID == "" {
 		return nil, corruptf("query metadata without an id")

@@ -66,7 +66,7 @@ func DecodeOffsetSeq(data []byte) (*OffsetSeq, error) {
 	if md := strings.TrimSpace(lines[1]); md != "" {
 		var m OffsetSeqMetadata
 		if err := json.Unmarshal([]byte(md), &m); err != nil {
-			return nil, corruptf("offset log metadata: %v", err)
+			return nil, jsonErr("offset log metadata", err)
 		}
 		seq.Metadata = &m
 	} else if v >= 2 {

@@ -64,7 +64,7 @@ func DecodeOperatorMetadata(data []byte) (*OperatorMetadata, error) {
 	}
 	var j opMetaJSON
 	if err := json.Unmarshal([]byte(lines[1]), &j); err != nil {
-		return nil, corruptf("operator metadata: %v", err)
+		return nil, jsonErr("operator metadata", err)
 	}
 	if j.OperatorInfo.OperatorID == nil {
 		return nil, corruptf("operator metadata without operatorInfo.operatorId")

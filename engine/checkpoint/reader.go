@@ -56,6 +56,11 @@ func Inspect(ctx context.Context, st gateway.Store, opts Options) (*Report, erro
 		}
 	}
 	in.listingFindings()
+	for i := range in.findings {
+		if in.findings[i].Next == "" {
+			in.findings[i].Next = nextStep(in.findings[i])
+		}
+	}
 	in.r.Findings = sortFindings(in.findings)
 	if in.r.Findings == nil {
 		in.r.Findings = []Finding{} // "findings": [] in JSON, never null
@@ -149,6 +154,15 @@ func (in *inspector) fail(e *entry, sev Severity, what string, err error) {
 	f := findingForError(e.Key, sev, what, err)
 	if e.Size == 0 {
 		f = Finding{ID: FindingZeroByte, Severity: sev, Key: e.Key, Message: what + " is empty (0 bytes)"}
+	}
+	switch f.ID {
+	case FindingZeroByte, FindingTruncated:
+		f.Message += " — a write or copy was cut short, or the file was damaged"
+	case FindingUnsupportedVersion:
+		f.Message += " — a newer Spark or ckgate wrote it"
+	}
+	if sev == SeverityError {
+		f.Message += "; a restart reads this file, so it would fail"
 	}
 	in.mu.Lock()
 	in.flagged[e.Key] = true
@@ -275,7 +289,8 @@ func (in *inspector) readLogs(ctx context.Context) error {
 		tasks = append(tasks, in.readTask(x.writer, SeverityError, "writer record", in.decodeWriter))
 	}
 	if x.plan != nil {
-		tasks = append(tasks, in.readTask(x.plan, SeverityWarning, "plan", in.decodePlan))
+		// ckgate's engine refuses to restart without a readable plan
+		tasks = append(tasks, in.readTask(x.plan, SeverityError, "plan", in.decodePlan))
 	}
 	offsets := slices.Clone(in.detail)
 	if in.L >= 0 {
@@ -334,7 +349,9 @@ func (in *inspector) readLogs(ctx context.Context) error {
 	}
 	for _, s := range x.sources {
 		if e := s.files[s.latest]; e != nil {
-			tasks = append(tasks, in.readTask(e, SeverityWarning, "source log", func(data []byte) error {
+			// a restart reads the source log (a file source: every entry
+			// since the last compaction; Kafka: its initial offsets)
+			tasks = append(tasks, in.readTask(e, SeverityError, "source log", func(data []byte) error {
 				info, err := ClassifySourceLogFile(data)
 				in.mu.Lock()
 				in.sourceInfo[s.id] = &info
@@ -444,7 +461,7 @@ func (in *inspector) decodePlan(data []byte) error {
 		} `json:"sink"`
 	}
 	if err := json.Unmarshal(data, &p); err != nil {
-		return corruptf("plan: %v", err)
+		return jsonErr("plan", err)
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()

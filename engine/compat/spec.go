@@ -76,7 +76,7 @@ func FromSpec(s *spec.Spec, opts SpecOptions) (*Plan, error) {
 		}
 		sink.Path, sink.Format = u, s.Sink.Format
 	case spec.SinkHTTP:
-		sink.URL = s.Sink.URL
+		sink.URL = gateway.Redact(s.Sink.URL) // as the engine records it: no secret in the plan
 	}
 	p.Sink = sink
 	return p, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -48,8 +49,11 @@ func newHTTP(_ context.Context, s *spec.Spec, env Env) (Sink, error) {
 		client: &http.Client{Timeout: s.Sink.Timeout.D()}, env: env}, nil
 }
 
+// Identity names the endpoint with any secret in its URL (a token in the
+// query, user info) masked: it is recorded in the checkpoint's plan and
+// printed in progress events.
 func (h *httpSink) Identity() map[string]string {
-	return map[string]string{"kind": spec.SinkHTTP, "url": h.url}
+	return map[string]string{"kind": spec.SinkHTTP, "url": gateway.Redact(h.url)}
 }
 
 func (h *httpSink) Close() error {
@@ -87,7 +91,7 @@ func (h *httpSink) Commit(ctx context.Context, batch int64, rows []row.Row) (Res
 		body := h.body(batch, rows[first:last], first)
 		status, err := h.post(ctx, RecordKey(h.env.QueryID, batch, first), body)
 		if err != nil {
-			return res, fmt.Errorf("http sink %s: batch %d records %d-%d: %w", h.url, batch, first, last-1, err)
+			return res, fmt.Errorf("http sink %s: batch %d records %d-%d: %w", gateway.Redact(h.url), batch, first, last-1, err)
 		}
 		entry := fmt.Appendf(nil, `{"batch":%d,"first":%d,"last":%d,"status":%d,"at":%q}`,
 			batch, first, last-1, status, h.env.Now().UTC().Format(time.RFC3339Nano))
@@ -139,6 +143,10 @@ func (h *httpSink) post(ctx context.Context, idem string, body []byte) (int, err
 		}
 		resp, err := h.client.Do(req)
 		if err != nil {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				ue.URL = gateway.Redact(ue.URL) // a token in the URL stays out of messages
+			}
 			last = err
 			continue
 		}

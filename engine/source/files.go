@@ -20,7 +20,9 @@ import (
 // file source log sources/<i>/<log offset> (Spark's FileStreamSourceLog,
 // compacted every 10 entries) before the batch's offsets name that log
 // offset, so a re-run reads the same files. Keys whose name starts with
-// "." or "_" are not input (temp files, _SUCCESS, _spark_metadata).
+// "." or "_" are not input (temp files, _SUCCESS, _spark_metadata). On a
+// root started fresh (StartKey with a FilesStart), the files its boundary
+// treats as processed are never input (see files_start.go).
 type files struct {
 	env     Env
 	in      gateway.Store
@@ -29,6 +31,7 @@ type files struct {
 	seen    map[string]bool
 	batches map[int64][]checkpoint.FileEntry // log offset → files
 	latest  int64                            // latest log offset, -1 for none
+	start   *filesBoundary                   // a fresh start's boundary (StartKey), or nil
 }
 
 func newFiles(ctx context.Context, s *spec.Spec, env Env) (*files, error) {
@@ -39,6 +42,10 @@ func newFiles(ctx context.Context, s *spec.Spec, env Env) (*files, error) {
 	f := &files{env: env, in: in, url: strings.TrimSuffix(u, "/"), max: s.Source.MaxFilesPerBatch,
 		seen: map[string]bool{}, batches: map[int64][]checkpoint.FileEntry{}, latest: -1}
 	if err := f.load(ctx); err != nil {
+		gateway.Close(in)
+		return nil, err
+	}
+	if err := f.loadStart(ctx); err != nil {
 		gateway.Close(in)
 		return nil, err
 	}
@@ -98,7 +105,7 @@ func (f *files) Next(ctx context.Context, start string) (string, error) {
 			continue
 		}
 		p := f.url + "/" + a.Key
-		if f.seen[p] {
+		if f.seen[p] || f.start.processed(p, a.Modified) {
 			continue
 		}
 		picked = append(picked, checkpoint.FileEntry{Path: p, Timestamp: a.Modified.UnixMilli(), BatchID: next})

@@ -19,6 +19,8 @@ const StartKey = checkpoint.CkgateDir + "/start.json"
 type StartPoint struct {
 	// Kafka is topic → partition → the first offset to read.
 	Kafka map[string]map[int32]int64 `json:"kafka,omitempty"`
+	// Files is the boundary of a files source (FilesStart).
+	Files *FilesStart `json:"files,omitempty"`
 }
 
 // ReadStart returns the start point of st's root, or nil when it has none.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ckgate/ckgate/engine/expr"
+	"github.com/ckgate/ckgate/gateway"
 )
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
@@ -278,7 +279,7 @@ func (s *Sink) validate() error {
 		}
 		u, err := url.Parse(s.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return bad("sink.url", "%q: want an http:// or https:// URL", s.URL)
+			return bad("sink.url", "%q: want an http:// or https:// URL", gateway.Redact(s.URL))
 		}
 		if s.Timeout == 0 {
 			s.Timeout = Duration(10 * time.Second)

@@ -104,7 +104,9 @@ func TestSymlinkOutOfRoot(t *testing.T) {
 		err = s.Delete(ctx, key, gateway.None())
 		wantKind(t, "delete "+key, err, gateway.ErrInvalidKey)
 	}
-	for _, key := range []string{"reldir/new", "absdir/new", "reldir/deeper/new"} {
+	// The links' own names too: a put must not replace a link out of the
+	// root, nor call it an existing key.
+	for _, key := range []string{"reldir/new", "absdir/new", "reldir/deeper/new", "relfile", "absfile", "reldir", "absdir"} {
 		for _, c := range []gateway.Cond{gateway.None(), gateway.IfAbsent()} {
 			_, err := s.Put(ctx, key, []byte("x"), c)
 			wantKind(t, "put "+key, err, gateway.ErrInvalidKey)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ckgate/ckgate/gateway"
@@ -64,6 +65,9 @@ func (s *Store) write(ctx context.Context, key string, c gateway.Cond, want int6
 	if err := ensureDir(root, dir); err != nil {
 		return "", s.writeErr(root, key, p, err)
 	}
+	if err := linkOut(root, op, key, p); err != nil {
+		return "", err
+	}
 	tmp, fi, err := writeTemp(ctx, root, dir, want, fill)
 	if err != nil {
 		return "", s.writeErr(root, key, p, err)
@@ -109,6 +113,20 @@ func (s *Store) write(ctx context.Context, key string, c gateway.Cond, want int6
 		return "", gateway.E(op, key, kindOf(err), fmt.Errorf("published, but syncing its directory: %w", err))
 	}
 	return version(fi), nil
+}
+
+// linkOut refuses a key whose own name is a symbolic link leading out of
+// the root (ErrInvalidKey, as for a key through one): publishing would
+// otherwise replace the link (rename) or call it an existing key (link).
+func linkOut(root *os.Root, op, key, p string) error {
+	fi, err := root.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	if _, err := root.Stat(p); isEscape(err) || errors.Is(err, syscall.ELOOP) {
+		return gateway.E(op, key, gateway.ErrInvalidKey, err)
+	}
+	return nil
 }
 
 // checkVersion fails with ErrPrecondition unless key holds version v.

@@ -31,8 +31,11 @@ else := concat("", [trim_suffix(root, "/"), "/"])
 # inside is true when path lies strictly under root.
 inside(path, root) if startswith(path, dir(root))
 
-# root_dir is the input's root with one trailing '/'.
-root_dir := dir(input.root)
+# root_dir is the input's root with one trailing '/' ("" for no root),
+# spelled out rather than through dir: it is on every decision's path.
+default root_dir := ""
+
+root_dir := concat("", [trim_suffix(input.root, "/"), "/"]) if input.root != ""
 
 # rel is path relative to root; undefined when path is not under root.
 rel(path, root) := substring(path, count(dir(root)), -1) if inside(path, root)
