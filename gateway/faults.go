@@ -131,21 +131,13 @@ func (f *Faults) Wrap(s Store) Store {
 			}
 			return f.fail(c, cause)
 		case Delay:
-			t := time.NewTimer(fault.Delay)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				return E(string(c.Op), c.Key, ErrUnavailable, ctx.Err())
+			if err := wait(ctx, c, fault.Delay); err != nil {
+				return err
 			}
 			return next(ctx)
 		case Timeout:
-			t := time.NewTimer(fault.Delay)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				return E(string(c.Op), c.Key, ErrUnavailable, ctx.Err())
+			if err := wait(ctx, c, fault.Delay); err != nil {
+				return err
 			}
 			if err := next(ctx); err != nil {
 				return err
@@ -231,4 +223,16 @@ func (f *Faults) Crashed() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.crashed
+}
+
+// wait sleeps d, or fails c when ctx ends first.
+func wait(ctx context.Context, c Call, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return E(string(c.Op), c.Key, ErrUnavailable, ctx.Err())
+	}
 }

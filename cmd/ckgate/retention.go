@@ -218,9 +218,16 @@ func writeSinkPlanTable(w io.Writer, sp sinkPlan, all bool) error {
 	fmt.Fprintf(w, "\nsink %s (%s/):\n", sp.URL, checkpoint.SinkMetadataDir)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "remove %d manifests (%d bytes), keep %d\n", len(sp.Remove), sp.RemovedBytes, len(sp.Keep))
-	rows := sp.Remove
+	writeDecisions(tw, sp.Remove, sp.Keep, all)
+	return tw.Flush()
+}
+
+// writeDecisions writes the removals (and with all the kept keys too) as
+// rows ACTION KEY SIZE REASON.
+func writeDecisions(tw io.Writer, remove, keep []lifecycle.Decision, all bool) {
+	rows := remove
 	if all {
-		rows = append(append([]lifecycle.Decision{}, sp.Remove...), sp.Keep...)
+		rows = append(append([]lifecycle.Decision{}, remove...), keep...)
 	}
 	if len(rows) > 0 {
 		fmt.Fprintln(tw, "ACTION\tKEY\tSIZE\tREASON")
@@ -228,7 +235,6 @@ func writeSinkPlanTable(w io.Writer, sp sinkPlan, all bool) error {
 	for _, d := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", d.Action, d.Key, d.Size, d.Reason)
 	}
-	return tw.Flush()
 }
 
 func int64Text(v *int64) string {
@@ -243,16 +249,7 @@ func writePlanTable(w io.Writer, r *lifecycle.Result, all bool) error {
 	fmt.Fprintf(tw, "latest offsets batch %s, latest commit %s, retain from batch %s\n",
 		int64Text(r.LatestOffsets), int64Text(r.LatestCommit), int64Text(r.RetainFrom))
 	fmt.Fprintf(tw, "remove %d keys (%d bytes), keep %d\n", len(r.Remove), r.RemovedBytes, len(r.Keep))
-	rows := r.Remove
-	if all {
-		rows = append(append([]lifecycle.Decision{}, r.Remove...), r.Keep...)
-	}
-	if len(rows) > 0 {
-		fmt.Fprintln(tw, "ACTION\tKEY\tSIZE\tREASON")
-	}
-	for _, d := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", d.Action, d.Key, d.Size, d.Reason)
-	}
+	writeDecisions(tw, r.Remove, r.Keep, all)
 	return tw.Flush()
 }
 
