@@ -1,7 +1,9 @@
 # The gateway's decision on one mutation (put, delete) or one checkpoint
 # open. Every package under ckgate.gateway.rules contributes a set `deny`
 # of violations ({id, name, severity, msg}); users add their own packages
-# there. The decision is
+# there. The default rules are one package, ckgate.gateway.rules.defaults,
+# over several files (job, log_entries, delete, retention, open): one set
+# to evaluate per decision instead of one per file. The decision is
 #
 #   {"allow": bool, "deny": [violations], "overridden": [violations],
 #    "break_glass": bool, "reason": string}

@@ -1,7 +1,7 @@
 # Deletes under a checkpoint root belong to the job (its own garbage) and
 # to retention (its plan). Housekeeping, admin without break glass, and any
 # principal of an unknown kind delete nothing there.
-package ckgate.gateway.rules.delete
+package ckgate.gateway.rules.defaults
 
 import data.ckgate.lib
 

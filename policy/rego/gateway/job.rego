@@ -1,5 +1,5 @@
 # Rules for the job principal: the streaming query writing its checkpoint.
-package ckgate.gateway.rules.job
+package ckgate.gateway.rules.defaults
 
 import data.ckgate.lib
 

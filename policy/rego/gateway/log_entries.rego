@@ -3,7 +3,7 @@
 # A put with condition if-match always replaces; one without a condition
 # replaces unless the caller established that the key is absent
 # (input.exists == false). A create-only put (if-absent) never replaces.
-package ckgate.gateway.rules.log_entries
+package ckgate.gateway.rules.defaults
 
 import data.ckgate.lib
 

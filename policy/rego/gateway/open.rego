@@ -1,7 +1,7 @@
 # Opening a checkpoint: one query per checkpoint path. input.checkpoint
 # carries the query id the caller opens for and the query id found in the
 # root's metadata file (absent or "" when there is none yet).
-package ckgate.gateway.rules.open
+package ckgate.gateway.rules.defaults
 
 import data.ckgate.lib
 

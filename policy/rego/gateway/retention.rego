@@ -2,7 +2,7 @@
 # The plan is {"id", "obsolete": {KEY: reason}}, KEY relative to the
 # checkpoint root; it comes with the input (input.plan) or from data
 # (data.ckgate.retention.plans[ROOT]).
-package ckgate.gateway.rules.retention
+package ckgate.gateway.rules.defaults
 
 import data.ckgate.lib
 
