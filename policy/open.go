@@ -37,6 +37,12 @@ func CheckOpen(ctx context.Context, e *Engine, store gateway.Store, req OpenRequ
 			return gateway.E("open", "metadata", gateway.ErrInvalidKey, err)
 		}
 	}
+	return DecideOpen(ctx, e, req, mdID, log)
+}
+
+// DecideOpen is CheckOpen for a caller that has read the root's metadata
+// already: mdID is the query id it holds ("" when there is none).
+func DecideOpen(ctx context.Context, e *Engine, req OpenRequest, mdID string, log *DecisionLog) error {
 	in := Input{
 		Action:       "open",
 		Root:         req.Root,
@@ -44,7 +50,7 @@ func CheckOpen(ctx context.Context, e *Engine, store gateway.Store, req OpenRequ
 		Checkpoint:   Facts{QueryID: req.QueryID, MetadataQueryID: mdID},
 		KnownQueries: req.KnownQueries,
 	}
-	_, err = Evaluate(ctx, e, in, log)
+	_, err := Evaluate(ctx, e, in, log)
 	return err
 }
 

@@ -43,7 +43,8 @@ func (e *env) guardRun(c *cli.Context, cp gateway.Store, ckURL string, s *spec.S
 	if g.principal.ID == "" {
 		g.principal.ID = principal()
 	}
-	if g.queryID, err = checkpointQueryID(c.Context, cp); err != nil {
+	mdID, err := checkpointQueryID(c.Context, cp)
+	if err != nil {
 		closeLog()
 		if errors.Is(err, gateway.ErrInvalidKey) {
 			// a damaged metadata: the engine's check names it and the
@@ -54,8 +55,13 @@ func (e *env) guardRun(c *cli.Context, cp gateway.Store, ckURL string, s *spec.S
 		}
 		return nil, nil, err
 	}
+	g.queryID = mdID
+	if g.queryID == "" {
+		g.queryID = engine.NewUUID() // a new checkpoint: the engine names the query itself
+	}
 	root := location(ckURL)
-	if err := policy.CheckOpen(c.Context, eng, cp, policy.OpenRequest{Principal: g.principal, Root: root, QueryID: g.queryID}, log); err != nil {
+	req := policy.OpenRequest{Principal: g.principal, Root: root, QueryID: g.queryID}
+	if err := policy.DecideOpen(c.Context, eng, req, mdID, log); err != nil {
 		closeLog()
 		return nil, nil, err
 	}
@@ -83,14 +89,13 @@ func (g *runGuard) registry(base *gateway.Registry) *gateway.Registry {
 	return r
 }
 
-// checkpointQueryID is the query id the run opens the checkpoint for: the
-// one in its metadata, or a new one for a new checkpoint (the engine names
-// a new query itself; the policy only needs to know it is not another's).
+// checkpointQueryID is the query id in the checkpoint's metadata, "" for
+// a new checkpoint.
 func checkpointQueryID(ctx context.Context, cp gateway.Store) (string, error) {
 	data, _, err := cp.Get(ctx, "metadata")
 	switch {
 	case errors.Is(err, gateway.ErrNotFound):
-		return engine.NewUUID(), nil
+		return "", nil
 	case err != nil:
 		return "", fmt.Errorf("read metadata: %w", err)
 	}
