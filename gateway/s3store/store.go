@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"iter"
 	"strings"
 	"time"
 
@@ -128,46 +127,6 @@ func (s *Store) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
 func (s *Store) head(ctx context.Context, key string) (*s3.HeadObjectOutput, error) {
 	var t tracker
 	return s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: s.full(key)}, t.option)
-}
-
-// List yields the objects under prefix in lexical order, 1,000 per request.
-// Folder markers (keys ending in '/', made by consoles and other tools) are
-// skipped: they are not valid keys.
-func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
-	return func(yield func(gateway.Attrs, error) bool) {
-		if err := gateway.ValidatePrefix(prefix); err != nil {
-			yield(gateway.Attrs{}, err)
-			return
-		}
-		in := &s3.ListObjectsV2Input{Bucket: &s.bucket}
-		if p := s.prefix + prefix; p != "" {
-			in.Prefix = aws.String(p)
-		}
-		pages := s3.NewListObjectsV2Paginator(s.client, in)
-		for pages.HasMorePages() {
-			var t tracker
-			page, err := pages.NextPage(ctx, t.option)
-			if err != nil {
-				yield(gateway.Attrs{}, fail("list", prefix, err))
-				return
-			}
-			for _, o := range page.Contents {
-				k := aws.ToString(o.Key)
-				if !strings.HasPrefix(k, s.prefix) || strings.HasSuffix(k, "/") {
-					continue
-				}
-				a := gateway.Attrs{
-					Key:      strings.TrimPrefix(k, s.prefix),
-					Size:     aws.ToInt64(o.Size),
-					Version:  version(o.ETag),
-					Modified: aws.ToTime(o.LastModified),
-				}
-				if !yield(a, nil) {
-					return
-				}
-			}
-		}
-	}
 }
 
 // GetStream opens the object for reading. Read errors from the body are
