@@ -16,9 +16,6 @@ import (
 
 	"github.com/ckgate/ckgate/engine"
 	"github.com/ckgate/ckgate/engine/source"
-	"github.com/ckgate/ckgate/engine/spec"
-	"github.com/ckgate/ckgate/gateway"
-	"github.com/ckgate/ckgate/gateway/stores"
 	"github.com/ckgate/ckgate/lifecycle"
 )
 
@@ -44,24 +41,7 @@ func writeInputs(t *testing.T, in string, from, to int, mod time.Time) {
 // until no input is left.
 func runFiles(t *testing.T, ck, in, out string) []engine.Progress {
 	t.Helper()
-	ctx := context.Background()
-	s, err := spec.Parse(fmt.Appendf(nil, "name: f\nsource: {kind: files, path: %s, max_files_per_batch: 2}\nsink: {kind: files, path: %s}\n", in, out))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := engine.Open(ctx, s, engine.Options{Checkpoint: openStore(t, ck), Registry: stores.Registry(),
-		Session: gateway.SessionOptions{Host: "test-host", PID: 1, Lease: time.Minute, Heartbeat: -1, ProcessAlive: func(int) bool { return false }}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ps []engine.Progress
-	if err := q.Run(ctx, engine.Trigger{AvailableNow: true}, func(p engine.Progress) { ps = append(ps, p) }); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return ps
+	return runSpec(t, fmt.Sprintf("name: f\nsource: {kind: files, path: %s, max_files_per_batch: 2}\nsink: {kind: files, path: %s}\n", in, out), ck)
 }
 
 // rowsOf returns the "i" of every row the files sink wrote under out.

@@ -50,9 +50,16 @@ func produceAt(t *testing.T, brokers []string, topic string, from, to int, ts ti
 // writing to out, until no data is left, and returns its batches.
 func runQuery(t *testing.T, brokers []string, ck, out string) []engine.Progress {
 	t.Helper()
+	return runSpec(t, fmt.Sprintf("name: k\nsource: {kind: kafka, brokers: [%s], topic: clicks}\nsink: {kind: files, path: %s}\n",
+		strings.Join(brokers, ", "), out), ck)
+}
+
+// runSpec runs the spec text on the checkpoint ck until no data is left
+// (a new process that takes over at once) and returns its batches.
+func runSpec(t *testing.T, text, ck string) []engine.Progress {
+	t.Helper()
 	ctx := context.Background()
-	s, err := spec.Parse(fmt.Appendf(nil, "name: k\nsource: {kind: kafka, brokers: [%s], topic: clicks}\nsink: {kind: files, path: %s}\n",
-		strings.Join(brokers, ", "), out))
+	s, err := spec.Parse([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
