@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -29,7 +31,32 @@ type Authorizer struct {
 
 	// constant parts of every input, built once
 	principal, checkpoint, rootTerm, planTerm, knownTerm *ast.Term
+
+	mu     sync.Mutex
+	shapes map[callShape]*shapeState
 }
+
+// callShape is what the inputs of an Authorizer's calls share beyond its
+// own constants: the calls of one shape differ in key, path and size only.
+type callShape struct {
+	op     gateway.Op
+	cond   gateway.CondKind
+	exists int8 // 0 unknown, 1 absent, 2 present
+	stream bool
+}
+
+// shapeState counts a shape's calls and holds its specialisation.
+type shapeState struct {
+	calls int
+	tried bool
+	sp    *special
+	err   error
+}
+
+// specialiseAfter is the number of calls of one shape evaluated in full
+// before the shape is specialised (partial evaluation and a compile, some
+// milliseconds): a command making a single call never pays for it.
+const specialiseAfter = 2
 
 // AuthorizerOption configures NewAuthorizer.
 type AuthorizerOption func(*Authorizer)
@@ -95,14 +122,78 @@ var _ gateway.Authorizer = (*Authorizer)(nil)
 // the rules; so is a policy that could not be evaluated (fail closed).
 func (a *Authorizer) Authorize(ctx context.Context, c gateway.Call) error {
 	start := a.now()
-	in := a.input(ctx, c)
-	d := a.engine.decide(ctx, in)
-	_, err := a.finish(d, string(c.Op), c.Key, JoinPath(a.base, c.Key), start)
+	path := JoinPath(a.base, c.Key)
+	in, shape := a.input(ctx, c, path)
+	var d Decision
+	if sp := a.special(ctx, shape, in); sp != nil && a.engine.allows(ctx, sp, in) {
+		d = sp.allow
+	} else {
+		d = a.engine.decide(ctx, in)
+	}
+	_, err := a.finish(d, string(c.Op), c.Key, path, start)
 	return err
 }
 
-func (a *Authorizer) input(ctx context.Context, c gateway.Call) ast.Value {
-	path := JoinPath(a.base, c.Key)
+// special returns the specialisation of shape, building it on the shape's
+// specialiseAfter-th call; nil while there is none (the call is evaluated
+// in full).
+func (a *Authorizer) special(ctx context.Context, shape callShape, in ast.Object) *special {
+	a.mu.Lock()
+	st := a.shapes[shape]
+	if st == nil {
+		if a.shapes == nil {
+			a.shapes = map[callShape]*shapeState{}
+		}
+		st = &shapeState{}
+		a.shapes[shape] = st
+	}
+	st.calls++
+	if st.tried || st.calls < specialiseAfter {
+		sp := st.sp
+		a.mu.Unlock()
+		return sp
+	}
+	st.tried = true // one build; concurrent calls evaluate in full meanwhile
+	a.mu.Unlock()
+	known, err := knownPart(in)
+	var sp *special
+	if err == nil {
+		sp, err = a.engine.specialise(ctx, known)
+	}
+	a.mu.Lock()
+	st.sp, st.err = sp, err
+	a.mu.Unlock()
+	return sp
+}
+
+// knownPart is the part of in that the calls of its shape share. Every
+// field of in must be either shared (knownFilter) or one of
+// specialUnknowns: a field partial evaluation knew of neither would be
+// taken as absent.
+func knownPart(in ast.Object) (ast.Object, error) {
+	known, err := in.Filter(knownFilter)
+	if err != nil {
+		return nil, err
+	}
+	var stray error
+	in.Foreach(func(k, _ *ast.Term) {
+		if knownFilter.Get(k) == nil && !slices.Contains(specialUnknownKeys, k.Value) {
+			stray = fmt.Errorf("%w: input field %v is neither shared nor unknown", errNotSpecialisable, k)
+		}
+	})
+	return known, stray
+}
+
+// knownFilter keeps the fields of an input that one call shape of an
+// Authorizer shares (everything but specialUnknowns).
+var knownFilter = ast.NewObject(
+	item("action", ast.NullTerm()), item("root", ast.NullTerm()), item("cond", ast.NullTerm()),
+	item("exists", ast.NullTerm()), item("stream", ast.NullTerm()), item("principal", ast.NullTerm()),
+	item("checkpoint", ast.NullTerm()), item("known_queries", ast.NullTerm()),
+)
+
+func (a *Authorizer) input(ctx context.Context, c gateway.Call, path string) (ast.Object, callShape) {
+	shape := callShape{op: c.Op, cond: c.Cond.Kind, stream: c.Stream}
 	items := make([][2]*ast.Term, 0, 12)
 	action, ok := actionTerms[c.Op]
 	if !ok {
@@ -126,6 +217,10 @@ func (a *Authorizer) input(ctx context.Context, c gateway.Call) ast.Value {
 		if a.stat != nil && c.Cond.Kind == gateway.CondNone && looksLikeLogEntry(path) {
 			if exists, err := a.stat(ctx, c.Key); err == nil {
 				items = append(items, item("exists", boolTerm(exists)))
+				shape.exists = 1
+				if exists {
+					shape.exists = 2
+				}
 			} // unknown: the policy treats the put as an overwrite
 		}
 	}
@@ -135,7 +230,7 @@ func (a *Authorizer) input(ctx context.Context, c gateway.Call) ast.Value {
 	if a.knownTerm != nil {
 		items = append(items, item("known_queries", a.knownTerm))
 	}
-	return ast.NewObject(items...)
+	return ast.NewObject(items...), shape
 }
 
 // looksLikeLogEntry is a cheap superset of the policy's log-entry test,

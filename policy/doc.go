@@ -11,6 +11,19 @@
 // Audit. An evaluation error, a builtin error or an undefined decision
 // denies: the engine fails closed.
 //
+// # Specialised decisions
+//
+// An Authorizer's calls repeat everything but the key, its path, the size
+// and the retention plan. From a call shape's second call on (action,
+// condition, whether the key exists, stream), the Authorizer decides it
+// through OPA's partial evaluation of the policy for that shape: per call
+// it evaluates only the residual violation set, and while that is empty
+// returns the policy's own decision for no violations, evaluated once. A
+// violation, an error or a decision that reads the input for itself
+// (not only through data.ckgate.gateway.violations) is decided in full as
+// before. Specialising a shape costs about 10 ms once; a decision then
+// costs about 15 µs instead of 80 µs.
+//
 // # Gateway input
 //
 // Every Put and Delete through gateway.WithAuthorizer(store, NewAuthorizer(...))

@@ -55,6 +55,10 @@ type Engine struct {
 	gateway rego.PreparedEvalQuery
 	audit   rego.PreparedEvalQuery
 	rules   []Rule
+
+	compiler *ast.Compiler
+	store    storage.Store
+	modules  map[string]*ast.Module
 }
 
 // Rule is one entry of the rule catalogue (data.ckgate.catalog.rules).
@@ -119,7 +123,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 		return nil, fmt.Errorf("policy: compile: %w", compiler.Errors)
 	}
 	store := inmem.NewFromObject(data)
-	e := &Engine{}
+	e := &Engine{compiler: compiler, store: store, modules: modules}
 	var err error
 	if e.gateway, err = prepare(ctx, compiler, store, gatewayQuery); err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ may_delete_under_root := {"job", "retention"}
 
 deny contains lib.violation("CKG-P004", msg) if {
 	input.action == "delete"
-	not object.get(input, ["principal", "kind"], "") in may_delete_under_root
+	not lib.principal_kind in may_delete_under_root
 	some root in lib.checkpoint_roots
 	lib.inside(input.path, root)
 	msg := sprintf("%s may not delete %s: it is under checkpoint root %s", [lib.principal_name, input.path, root])

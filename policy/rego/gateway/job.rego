@@ -6,7 +6,7 @@ import data.ckgate.lib
 deny contains lib.violation("CKG-P001", msg) if {
 	input.principal.kind == "job"
 	input.action in {"put", "delete"}
-	not startswith(input.path, lib.root_dir)
+	startswith(input.path, lib.root_dir) == false # cheaper than a negation
 	msg := sprintf("%s may %s only inside its checkpoint root %s, not %s", [lib.principal_name, input.action, input.root, input.path])
 }
 
