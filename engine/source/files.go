@@ -52,7 +52,7 @@ func newFiles(ctx context.Context, s *spec.Spec, env Env) (*files, error) {
 	return f, nil
 }
 
-// load reads the file source log.
+// load reads the file source log, replacing what was read before.
 func (f *files) load(ctx context.Context) error {
 	entries, latest, err := checkpoint.ReadFileSourceLog(ctx, f.env.Checkpoint, f.env.Dir)
 	if err != nil && !errors.Is(err, gateway.ErrNotFound) && !errors.Is(err, checkpoint.ErrNotCheckpoint) {
@@ -61,12 +61,31 @@ func (f *files) load(ctx context.Context) error {
 	if err != nil || len(entries) == 0 && latest < 0 {
 		return nil
 	}
-	f.latest = latest
+	seen, batches := map[string]bool{}, map[int64][]checkpoint.FileEntry{}
 	for _, e := range entries {
-		f.seen[e.Path] = true
-		f.batches[e.BatchID] = append(f.batches[e.BatchID], e)
+		seen[e.Path] = true
+		batches[e.BatchID] = append(batches[e.BatchID], e)
 	}
+	f.seen, f.batches, f.latest = seen, batches, max(f.latest, latest)
 	return nil
+}
+
+// entries returns the files of log offset n. An entry this source has not
+// read may have been written since it read the log: by the attempt that a
+// take-over fenced, which writes sources/<i>/N and then offsets/N until
+// its next fenced step. The log is read again once before the entry counts
+// as missing.
+func (f *files) entries(ctx context.Context, n int64) ([]checkpoint.FileEntry, error) {
+	if e, ok := f.batches[n]; ok {
+		return e, nil
+	}
+	if err := f.load(ctx); err != nil {
+		return nil, err
+	}
+	if e, ok := f.batches[n]; ok {
+		return e, nil
+	}
+	return nil, fmt.Errorf("%s/%d: file source log entry missing for offset %d", f.env.Dir, n, n)
 }
 
 func (f *files) Identity() map[string]string {
@@ -182,9 +201,9 @@ func (f *files) Read(ctx context.Context, start, end string, emit func(*row.Row)
 		return err
 	}
 	for n := from + 1; n <= to; n++ {
-		entries, ok := f.batches[n]
-		if !ok {
-			return fmt.Errorf("%s/%d: file source log entry missing for offset %d", f.env.Dir, n, n)
+		entries, err := f.entries(ctx, n)
+		if err != nil {
+			return err
 		}
 		for _, e := range entries {
 			key, ok := strings.CutPrefix(e.Path, f.url+"/")

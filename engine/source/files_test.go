@@ -90,3 +90,47 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// A log entry written after this source read the log (by the attempt a
+// take-over fenced, which still writes sources/0/N and offsets/N) is read
+// when a batch needs it, once, with the files that attempt recorded.
+func TestFilesSourceEntryWrittenSinceOpen(t *testing.T) {
+	ctx := context.Background()
+	cp, in := memstore.New(), memstore.New()
+	for _, k := range []string{"a.jsonl", "b.jsonl"} {
+		in.Put(ctx, k, []byte(fmt.Sprintf(`{"f":%q}`, k)), gateway.None())
+	}
+	s, err := spec.Parse([]byte("name: q\nsource: {kind: files, path: mem://in, max_files_per_batch: 1}\nsink: {kind: noop}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zombie, err := New(ctx, s, filesEnv(t, cp, in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e0, err := zombie.Next(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	taker, err := New(ctx, s, filesEnv(t, cp, in)) // reads the log: entry 0
+	if err != nil {
+		t.Fatal(err)
+	}
+	e1, err := zombie.Next(ctx, e0) // entry 1, written after the taker read the log
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range [][2]string{{"", e0}, {e0, e1}} {
+		if err := taker.Read(ctx, r[0], r[1], func(r *row.Row) error { got = append(got, r.Get("f").S); return nil }); err != nil {
+			t.Fatalf("read %s..%s: %v", r[0], r[1], err)
+		}
+	}
+	if fmt.Sprint(got) != "[a.jsonl b.jsonl]" {
+		t.Fatalf("read %v, want each file once", got)
+	}
+	if err := taker.Read(ctx, e1, `{"logOffset":5}`, func(*row.Row) error { return nil }); err == nil ||
+		!contains(err.Error(), "sources/0/2: file source log entry missing") {
+		t.Fatalf("entry never written: %v", err)
+	}
+}
