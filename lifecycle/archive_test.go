@@ -186,13 +186,7 @@ func s3URL(t testing.TB) string {
 	emu, err := emulator.StartVersitygw(ctx)
 	emulator.Require(t, err)
 	t.Cleanup(emu.Stop)
-	t.Setenv("AWS_ACCESS_KEY_ID", emu.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", emu.SecretKey)
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	emu.SetEnv(t)
 	q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
 	return "s3://ckgate-" + strings.ToLower(rand.Text()[:12]) + "/archive/q1?" + q
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/memstore"
 	"github.com/ckgate/ckgate/gateway/sessiontest"
+	"github.com/ckgate/ckgate/gateway/storetest"
 	"github.com/ckgate/ckgate/policy"
 )
 
@@ -81,7 +82,7 @@ func TestAuthorizerDefaultRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			raw := seeded(t)
-			before := keys(t, raw)
+			before := storetest.Keys(t, raw, "")
 			a := policy.NewAuthorizer(e, tc.p, root, policy.Facts{QueryID: "q1"}, nil, tc.opts...)
 			s := gateway.WithAuthorizer(raw, a)
 			var err error
@@ -94,23 +95,11 @@ func TestAuthorizerDefaultRules(t *testing.T) {
 				err = s.Delete(ctx, tc.key, tc.cond)
 			}
 			wantRule(t, err, tc.rule)
-			if tc.rule != "" && !slices.Equal(keys(t, raw), before) {
+			if tc.rule != "" && !slices.Equal(storetest.Keys(t, raw, ""), before) {
 				t.Fatalf("a refused %s changed the store", tc.op)
 			}
 		})
 	}
-}
-
-func keys(t testing.TB, s gateway.Store) []string {
-	t.Helper()
-	var out []string
-	for a, err := range s.List(context.Background(), "") {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, a.Key)
-	}
-	return out
 }
 
 func TestAuthorizerOutsideRoot(t *testing.T) {

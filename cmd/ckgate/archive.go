@@ -57,11 +57,7 @@ func location(raw string) string {
 }
 
 func (e *env) archive(c *cli.Context) error {
-	a, err := args(c, 2, 2)
-	if err != nil {
-		return err
-	}
-	f, err := format(c)
+	a, f, err := argsFormat(c, 2, 2)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,13 +98,7 @@ func s3Emulator(t *testing.T) *emulator.S3Emulator {
 	emu, err := emulator.StartVersitygw(startCtx(t))
 	emulator.Require(t, err)
 	t.Cleanup(emu.Stop)
-	t.Setenv("AWS_ACCESS_KEY_ID", emu.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", emu.SecretKey)
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	emu.SetEnv(t)
 	return emu
 }
 

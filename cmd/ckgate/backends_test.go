@@ -30,17 +30,7 @@ func TestStoreCommandsFile(t *testing.T) {
 }
 
 func TestStoreCommandsS3(t *testing.T) {
-	emu, err := emulator.StartVersitygw(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	// Only the emulator's credentials: no profile, file or instance role.
-	t.Setenv("AWS_ACCESS_KEY_ID", emu.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", emu.SecretKey)
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	emu := s3Emulator(t)
 	q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
 	b := bucketName()
 	storeScript(t, "s3://"+b+"?"+q, "s3://"+b+"/team/q1?"+q)

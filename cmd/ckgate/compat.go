@@ -65,11 +65,7 @@ type compatOutput struct {
 }
 
 func (e *env) compat(c *cli.Context) error {
-	a, err := args(c, 1, 1)
-	if err != nil {
-		return err
-	}
-	f, err := format(c)
+	a, f, err := argsFormat(c, 1, 1)
 	if err != nil {
 		return err
 	}

@@ -58,11 +58,7 @@ func (e *env) freshStartCommand() *cli.Command {
 }
 
 func (e *env) freshStart(c *cli.Context) error {
-	a, err := args(c, 1, 1)
-	if err != nil {
-		return err
-	}
-	f, err := format(c)
+	a, f, err := argsFormat(c, 1, 1)
 	if err != nil {
 		return err
 	}

@@ -45,11 +45,7 @@ func (e *env) gapCommand() *cli.Command {
 }
 
 func (e *env) gap(c *cli.Context) error {
-	a, err := args(c, 1, 1)
-	if err != nil {
-		return err
-	}
-	f, err := format(c)
+	a, f, err := argsFormat(c, 1, 1)
 	if err != nil {
 		return err
 	}

@@ -52,11 +52,7 @@ func (e *env) inspectCommand() *cli.Command {
 }
 
 func (e *env) inspect(c *cli.Context) error {
-	a, err := args(c, 1, 1)
-	if err != nil {
-		return err
-	}
-	f, err := format(c)
+	a, f, err := argsFormat(c, 1, 1)
 	if err != nil {
 		return err
 	}

@@ -72,6 +72,28 @@ func (e *env) decisionLog(c *cli.Context) (*policy.DecisionLog, func() error, er
 	}
 }
 
+// policyAndLog is policyEngine and decisionLog, for the commands whose
+// writes the policy decides; the close function is never nil on success.
+func (e *env) policyAndLog(c *cli.Context) (*policy.Engine, *policy.DecisionLog, func() error, error) {
+	eng, err := e.policyEngine(c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	log, closeLog, err := e.decisionLog(c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return eng, log, closeLog, nil
+}
+
+// principalID is --principal, or the OS user when it is not given.
+func principalID(c *cli.Context) string {
+	if id := c.String("principal"); id != "" {
+		return id
+	}
+	return principal()
+}
+
 func (e *env) policyTestCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "test",
@@ -92,11 +114,7 @@ func (e *env) policyTestCommand() *cli.Command {
 }
 
 func (e *env) policyTest(c *cli.Context) error {
-	dirs, err := args(c, 0, 1<<20)
-	if err != nil {
-		return err
-	}
-	f, err := format(c)
+	dirs, f, err := argsFormat(c, 0, 1<<20)
 	if err != nil {
 		return err
 	}
@@ -169,10 +187,7 @@ func (e *env) policyRulesCommand() *cli.Command {
 }
 
 func (e *env) policyRules(c *cli.Context) error {
-	if _, err := args(c, 0, 0); err != nil {
-		return err
-	}
-	f, err := format(c)
+	_, f, err := argsFormat(c, 0, 0)
 	if err != nil {
 		return err
 	}
@@ -216,11 +231,7 @@ type evalOutput struct {
 }
 
 func (e *env) policyEval(c *cli.Context) error {
-	a, err := args(c, 1, 1)
-	if err != nil {
-		return err
-	}
-	f, err := format(c)
+	a, f, err := argsFormat(c, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -237,11 +248,7 @@ func (e *env) policyEval(c *cli.Context) error {
 	if err != nil {
 		return &InputError{Err: fmt.Errorf("%s: %w", a[0], err)}
 	}
-	eng, err := e.policyEngine(c)
-	if err != nil {
-		return err
-	}
-	log, closeLog, err := e.decisionLog(c)
+	eng, log, closeLog, err := e.policyAndLog(c)
 	if err != nil {
 		return err
 	}
@@ -292,18 +299,7 @@ func writeJSON(w io.Writer, v any) error {
 // host), the policy engine and the decision log of a command that writes
 // as kind housekeeping (archive, fresh-start).
 func (e *env) housekeeping(c *cli.Context) (policy.Principal, *policy.Engine, *policy.DecisionLog, func() error, error) {
-	who := c.String("principal")
-	if who == "" {
-		who = principal()
-	}
-	p := policy.Principal{ID: who, Kind: policy.KindHousekeeping}
-	eng, err := e.policyEngine(c)
-	if err != nil {
-		return p, nil, nil, nil, err
-	}
-	log, closeLog, err := e.decisionLog(c)
-	if err != nil {
-		return p, nil, nil, nil, err
-	}
-	return p, eng, log, closeLog, nil
+	p := policy.Principal{ID: principalID(c), Kind: policy.KindHousekeeping}
+	eng, log, closeLog, err := e.policyAndLog(c)
+	return p, eng, log, closeLog, err
 }

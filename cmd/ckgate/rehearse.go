@@ -59,11 +59,7 @@ func (e *env) rehearseCommand() *cli.Command {
 }
 
 func (e *env) rehearse(c *cli.Context) error {
-	a, err := args(c, 1, 1)
-	if err != nil {
-		return err
-	}
-	f, err := format(c)
+	a, f, err := argsFormat(c, 1, 1)
 	if err != nil {
 		return err
 	}

@@ -176,11 +176,7 @@ func (e *env) retentionPlanFor(c *cli.Context, st gateway.Store, raw string, p l
 }
 
 func (e *env) retentionPlan(c *cli.Context) error {
-	a, err := args(c, 1, 1)
-	if err != nil {
-		return err
-	}
-	f, err := format(c)
+	a, f, err := argsFormat(c, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -278,11 +274,7 @@ func (e *env) retentionApply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	eng, err := e.policyEngine(c)
-	if err != nil {
-		return err
-	}
-	log, closeLog, err := e.decisionLog(c)
+	eng, log, closeLog, err := e.policyAndLog(c)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 		emu, err := emulator.StartVersitygw(startCtx(t))
 		emulator.Require(t, err)
 		t.Cleanup(emu.Stop)
-		setS3Env(t, emu)
+		emu.SetEnv(t)
 		q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
 		for _, sinkKind := range []string{"files", "http"} {
 			t.Run(sinkKind, func(t *testing.T) {
@@ -72,18 +72,6 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 			})
 		}
 	})
-}
-
-// setS3Env gives the process (and the children it starts) only the
-// emulator's credentials: no profile, file or instance role.
-func setS3Env(t *testing.T, emu *emulator.S3Emulator) {
-	t.Setenv("AWS_ACCESS_KEY_ID", emu.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", emu.SecretKey)
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 }
 
 // killCell is one cell of the SIGKILL matrix.

@@ -30,19 +30,12 @@ type runGuard struct {
 // above a known query's root is refused), and returns cp with every Put and
 // Delete decided by the policy.
 func (e *env) guardRun(c *cli.Context, cp gateway.Store, ckURL string, s *spec.Spec) (gateway.Store, *runGuard, error) {
-	eng, err := e.policyEngine(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	log, closeLog, err := e.decisionLog(c)
+	eng, log, closeLog, err := e.policyAndLog(c)
 	if err != nil {
 		return nil, nil, err
 	}
 	g := &runGuard{eng: eng, log: log, close: closeLog,
-		principal: policy.Principal{ID: c.String("principal"), Kind: policy.KindJob}}
-	if g.principal.ID == "" {
-		g.principal.ID = principal()
-	}
+		principal: policy.Principal{ID: principalID(c), Kind: policy.KindJob}}
 	mdID, err := checkpointQueryID(c.Context, cp)
 	if err != nil {
 		closeLog()

@@ -235,7 +235,7 @@ func secretsS3(t *testing.T, lc *leakCheck) {
 	emu, err := emulator.StartVersitygwIAM(startCtx(t), user)
 	emulator.Require(t, err)
 	t.Cleanup(emu.Stop)
-	setS3Env(t, emu)
+	emu.SetEnv(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", user.AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", user.SecretKey)
 	lc.add("S3 root secret key", emu.SecretKey)

@@ -381,7 +381,7 @@ func TestValidateAccessLeavesNoProbeKey(t *testing.T) {
 		emu, err := emulator.StartVersitygw(startCtx(t))
 		emulator.Require(t, err)
 		t.Cleanup(emu.Stop)
-		setS3Env(t, emu)
+		emu.SetEnv(t)
 		q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
 		b := bucketName()
 		ckgate(t, Options{}, "", "store", "mb", "s3://"+b+"?"+q).want(t, 0)

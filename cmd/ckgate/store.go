@@ -121,6 +121,19 @@ func formatFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"}
 }
 
+// argsFormat is args and format: a command's arguments and its --format.
+func argsFormat(c *cli.Context, min, max int) ([]string, string, error) {
+	a, err := args(c, min, max)
+	if err != nil {
+		return nil, "", err
+	}
+	f, err := format(c)
+	if err != nil {
+		return nil, "", err
+	}
+	return a, f, nil
+}
+
 func format(c *cli.Context) (string, error) {
 	switch f := c.String("format"); f {
 	case "table", "json":

@@ -43,11 +43,7 @@ type lsEntry struct {
 }
 
 func (e *env) storeLs(c *cli.Context) error {
-	a, err := args(c, 1, 2)
-	if err != nil {
-		return err
-	}
-	f, err := format(c)
+	a, f, err := argsFormat(c, 1, 2)
 	if err != nil {
 		return err
 	}

@@ -38,18 +38,11 @@ func (e *env) guardStore(c *cli.Context, s gateway.Store, raw, key string) (gate
 	if !slices.Contains([]string{policy.KindAdmin, policy.KindHousekeeping, policy.KindRetention, policy.KindJob}, kind) {
 		return nil, nil, usageErrorf(c, "--kind %q: want admin, housekeeping, retention or job", kind)
 	}
-	eng, err := e.policyEngine(c)
+	eng, log, closeLog, err := e.policyAndLog(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	log, closeLog, err := e.decisionLog(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	p := policy.Principal{ID: c.String("principal"), Kind: kind, Reason: strings.TrimSpace(c.String("reason"))}
-	if p.ID == "" {
-		p.ID = principal()
-	}
+	p := policy.Principal{ID: principalID(c), Kind: kind, Reason: strings.TrimSpace(c.String("reason"))}
 	base := location(raw)
 	dir, found, facts, err := checkpointRootOf(c.Context, s, key)
 	if err != nil {

@@ -9,19 +9,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
-
-func listKeys(t *testing.T, s gateway.Store, prefix string) []string {
-	t.Helper()
-	var keys []string
-	for a, err := range s.List(t.Context(), prefix) {
-		if err != nil {
-			t.Fatalf("list %q: %v", prefix, err)
-		}
-		keys = append(keys, a.Key)
-	}
-	return keys
-}
 
 // TestListByteOrder: the service lists in UTF-16 order; List yields byte
 // order, also for names whose orders differ (supplementary characters
@@ -47,7 +36,7 @@ func TestListByteOrder(t *testing.T) {
 			}
 		}
 		slices.Sort(want)
-		if got := listKeys(t, s, prefix); !slices.Equal(got, want) {
+		if got := storetest.Keys(t, s, prefix); !slices.Equal(got, want) {
 			t.Errorf("list %q =\n%q\nwant\n%q", prefix, got, want)
 		}
 	}
@@ -73,7 +62,7 @@ func TestBackendPrefix(t *testing.T) {
 	if a, err := outer.Stat(ctx, "team/query-1/offsets/0"); err != nil || a.Version != v {
 		t.Fatalf("outer stat = %+v, %v", a, err)
 	}
-	if got := listKeys(t, inner, ""); !slices.Equal(got, []string{"offsets/0"}) {
+	if got := storetest.Keys(t, inner, ""); !slices.Equal(got, []string{"offsets/0"}) {
 		t.Errorf("inner list = %q", got)
 	}
 	a, err := inner.Stat(ctx, "offsets/0")
@@ -111,10 +100,10 @@ func TestListPaging(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := listKeys(t, s, "k/"); !slices.Equal(got, want) {
+	if got := storetest.Keys(t, s, "k/"); !slices.Equal(got, want) {
 		t.Errorf("list = %q", got)
 	}
-	if got := listKeys(t, s, "k/04"); !slices.Equal(got, want[40:50]) {
+	if got := storetest.Keys(t, s, "k/04"); !slices.Equal(got, want[40:50]) {
 		t.Errorf("list k/04 = %q", got)
 	}
 }
@@ -129,7 +118,7 @@ func TestCreateOverUncommittedBlocks(t *testing.T) {
 	if _, err := s.blob("k").StageBlock(ctx, blockID(newWriteID(), 0), streaming.NopCloser(bytes.NewReader([]byte("junk"))), nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := listKeys(t, s, ""); len(got) != 0 {
+	if got := storetest.Keys(t, s, ""); len(got) != 0 {
 		t.Errorf("list = %q", got)
 	}
 	_, err := s.Put(ctx, "k", []byte("v2"), gateway.IfMatch("0x8D0000000000000"))

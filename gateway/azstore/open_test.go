@@ -12,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 	"github.com/ckgate/ckgate/internal/emulator"
 )
 
@@ -232,7 +233,7 @@ func TestOpenAzurite(t *testing.T) {
 	if got, _, err := ro.Get(t.Context(), "offsets/0"); err != nil || string(got) != "v1" {
 		t.Errorf("sas get = %q %v", got, err)
 	}
-	if keys := listKeys(t, ro, ""); len(keys) != 1 || keys[0] != "offsets/0" {
+	if keys := storetest.Keys(t, ro, ""); len(keys) != 1 || keys[0] != "offsets/0" {
 		t.Errorf("sas list = %q", keys)
 	}
 	_, err = ro.Put(t.Context(), "offsets/1", []byte("v"), gateway.IfAbsent())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/filestore"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 // wantKind fails unless err is of kind and of no other store kind.
@@ -27,18 +28,6 @@ func wantKind(t *testing.T, what string, err, kind error) {
 			t.Errorf("%s: error %v is %v as well as %v", what, err, k, kind)
 		}
 	}
-}
-
-func listKeys(t *testing.T, s gateway.Store, prefix string) []string {
-	t.Helper()
-	var out []string
-	for a, err := range s.List(t.Context(), prefix) {
-		if err != nil {
-			t.Fatalf("list %q: %v", prefix, err)
-		}
-		out = append(out, a.Key)
-	}
-	return out
 }
 
 // tempFiles returns the store's temp files left anywhere under dir.
@@ -127,7 +116,7 @@ func TestSymlinkOutOfRoot(t *testing.T) {
 	if err != nil || string(b) != "real" {
 		t.Errorf("get through a link inside the root = %q, %v", b, err)
 	}
-	if got, want := listKeys(t, s, ""), []string{"inside", "real"}; !slices.Equal(got, want) {
+	if got, want := storetest.Keys(t, s, ""), []string{"inside", "real"}; !slices.Equal(got, want) {
 		t.Errorf("list = %q, want %q (links out of the root skipped)", got, want)
 	}
 }
@@ -150,13 +139,13 @@ func TestCrashLeftovers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := listKeys(t, s, ""); len(got) != 0 {
+	if got := storetest.Keys(t, s, ""); len(got) != 0 {
 		t.Errorf("list = %q, want nothing", got)
 	}
 	if _, err := s.Put(ctx, "offsets/0", []byte("batch 0"), gateway.IfAbsent()); err != nil {
 		t.Fatalf("create after a crash: %v", err)
 	}
-	if got, want := listKeys(t, s, ""), []string{"offsets/0"}; !slices.Equal(got, want) {
+	if got, want := storetest.Keys(t, s, ""), []string{"offsets/0"}; !slices.Equal(got, want) {
 		t.Errorf("list = %q, want %q", got, want)
 	}
 	_, _, err = s.Get(ctx, ".ckgate-tmp-CRASHED")
@@ -214,10 +203,10 @@ func TestDirectoriesAreNotObjects(t *testing.T) {
 	wantKind(t, "CAS on a directory", err, gateway.ErrPrecondition)
 	_, _, err = s.Get(ctx, "offsets/0/x")
 	wantKind(t, "get below an object", err, gateway.ErrNotFound)
-	if got := listKeys(t, s, "offsets/0/"); len(got) != 0 {
+	if got := storetest.Keys(t, s, "offsets/0/"); len(got) != 0 {
 		t.Errorf("list below an object = %q", got)
 	}
-	if got, want := listKeys(t, s, ""), []string{"offsets/0"}; !slices.Equal(got, want) {
+	if got, want := storetest.Keys(t, s, ""), []string{"offsets/0"}; !slices.Equal(got, want) {
 		t.Errorf("list = %q, want %q", got, want)
 	}
 }
@@ -244,7 +233,7 @@ func TestReservedKeys(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.Root(), ".ckgate-locks")); err != nil {
 		t.Errorf("no lock directory after a CAS: %v", err)
 	}
-	if got, want := listKeys(t, s, ""), []string{".0.crc"}; !slices.Equal(got, want) {
+	if got, want := storetest.Keys(t, s, ""), []string{".0.crc"}; !slices.Equal(got, want) {
 		t.Errorf("list = %q, want %q", got, want)
 	}
 }

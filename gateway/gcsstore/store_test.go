@@ -14,6 +14,7 @@ import (
 	"google.golang.org/api/googleapi"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 func TestMakeBucketTwice(t *testing.T) {
@@ -37,18 +38,6 @@ func TestMissingBucket(t *testing.T) {
 	}
 }
 
-func listKeys(t *testing.T, s gateway.Store, prefix string) []string {
-	t.Helper()
-	var keys []string
-	for a, err := range s.List(t.Context(), prefix) {
-		if err != nil {
-			t.Fatalf("list %q: %v", prefix, err)
-		}
-		keys = append(keys, a.Key)
-	}
-	return keys
-}
-
 // TestBackendPrefix: New's prefix is applied inside the bucket; keys
 // outside it are invisible, errors and listings use the caller's keys, and
 // the 1,024-byte name limit counts the prefix.
@@ -70,7 +59,7 @@ func TestBackendPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantObject(t, root, "tenant/q1/commits/0", "c", v)
-	if got := listKeys(t, s, ""); !reflect.DeepEqual(got, []string{"commits/0"}) {
+	if got := storetest.Keys(t, s, ""); !reflect.DeepEqual(got, []string{"commits/0"}) {
 		t.Errorf("list = %q, want [commits/0]", got)
 	}
 	a, err := s.Stat(ctx, "commits/0")
@@ -112,7 +101,7 @@ func TestListSkipsPlaceholders(t *testing.T) {
 	if _, err := s.Put(t.Context(), "offsets/0", []byte("0"), gateway.None()); err != nil {
 		t.Fatal(err)
 	}
-	if got := listKeys(t, s, ""); !reflect.DeepEqual(got, []string{"offsets/0"}) {
+	if got := storetest.Keys(t, s, ""); !reflect.DeepEqual(got, []string{"offsets/0"}) {
 		t.Errorf("list = %q, want [offsets/0]", got)
 	}
 }
@@ -216,7 +205,7 @@ func TestListPages(t *testing.T) {
 	close(work)
 	wg.Wait()
 	lc.lists.Store(0)
-	if got := listKeys(t, s, "k/"); !reflect.DeepEqual(got, want) {
+	if got := storetest.Keys(t, s, "k/"); !reflect.DeepEqual(got, want) {
 		t.Errorf("list: %d keys, want %d in order", len(got), len(want))
 	}
 	if got := lc.lists.Load(); got != 2 {

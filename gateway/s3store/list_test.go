@@ -7,21 +7,9 @@ import (
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 	"github.com/ckgate/ckgate/internal/emulator"
 )
-
-// listKeys collects a listing, failing on an error.
-func listKeys(t *testing.T, s gateway.Store, prefix string) []string {
-	t.Helper()
-	var keys []string
-	for a, err := range s.List(t.Context(), prefix) {
-		if err != nil {
-			t.Fatalf("list %q: %v", prefix, err)
-		}
-		keys = append(keys, a.Key)
-	}
-	return keys
-}
 
 // The fanned-out listing yields what a flat one does, in the same order:
 // keys of the level between its directories (names that sort just before
@@ -51,7 +39,7 @@ func TestListFansOutInOrder(t *testing.T) {
 			}
 			wg.Wait()
 			slices.Sort(keys)
-			if got := listKeys(t, s, ""); !slices.Equal(got, keys) {
+			if got := storetest.Keys(t, s, ""); !slices.Equal(got, keys) {
 				t.Fatalf("List(\"\") gave %d keys, want %d; first %v", len(got), len(keys), got[:min(len(got), 8)])
 			}
 			var flat []string
@@ -72,7 +60,7 @@ func TestListFansOutInOrder(t *testing.T) {
 						want = append(want, k)
 					}
 				}
-				if got := listKeys(t, s, p); !slices.Equal(got, want) {
+				if got := storetest.Keys(t, s, p); !slices.Equal(got, want) {
 					t.Fatalf("List(%q) = %d keys %v…, want %d", p, len(got), got[:min(len(got), 5)], len(want))
 				}
 			}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -114,6 +115,19 @@ func listAll(t *testing.T, s gateway.Store, prefix string) []gateway.Attrs {
 			t.Fatalf("list %q after %d entries: %v", prefix, len(out), err)
 		}
 		out = append(out, a)
+	}
+	return out
+}
+
+// Keys collects the keys of a listing, failing the test on an error.
+func Keys(t testing.TB, s gateway.Store, prefix string) []string {
+	t.Helper()
+	var out []string
+	for a, err := range s.List(context.Background(), prefix) {
+		if err != nil {
+			t.Fatalf("list %q after %d entries: %v", prefix, len(out), err)
+		}
+		out = append(out, a.Key)
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"testing"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,6 +26,18 @@ type S3Emulator struct {
 
 	proc *Process
 	dir  string
+}
+
+// SetEnv gives the test process (and the children it starts) only the
+// emulator's credentials: no profile, credentials file or instance role.
+func (e *S3Emulator) SetEnv(t testing.TB) {
+	t.Setenv("AWS_ACCESS_KEY_ID", e.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", e.SecretKey)
+	t.Setenv("AWS_SESSION_TOKEN", "")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 }
 
 // Stop kills the server and removes its data directory.
