@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,25 +25,15 @@ import (
 // world is one test's stores: mem://<name> stores (input, output) and a
 // checkpoint, all optionally behind one fault injector.
 type world struct {
-	mu     sync.Mutex
-	stores map[string]*memstore.Store
+	stores memstore.Named
 	cp     *memstore.Store
 }
 
 func newWorld() *world {
-	return &world{stores: map[string]*memstore.Store{}, cp: memstore.New()}
+	return &world{cp: memstore.New()}
 }
 
-func (w *world) store(name string) *memstore.Store {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	s, ok := w.stores[name]
-	if !ok {
-		s = memstore.New()
-		w.stores[name] = s
-	}
-	return s
-}
+func (w *world) store(name string) *memstore.Store { return w.stores.Get(name) }
 
 // registry serves mem:// (through faults when given) and file://.
 func (w *world) registry(f *gateway.Faults) *gateway.Registry {

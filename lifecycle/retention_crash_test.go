@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,25 +32,15 @@ state: {snapshot_every: 3}
 
 // retWorld is a query's stores: mem://in, mem://out and the checkpoint.
 type retWorld struct {
-	mu     sync.Mutex
-	stores map[string]*memstore.Store
+	stores memstore.Named
 	cp     *memstore.Store
 }
 
 func newRetWorld() *retWorld {
-	return &retWorld{stores: map[string]*memstore.Store{}, cp: memstore.New()}
+	return &retWorld{cp: memstore.New()}
 }
 
-func (w *retWorld) store(name string) *memstore.Store {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	s, ok := w.stores[name]
-	if !ok {
-		s = memstore.New()
-		w.stores[name] = s
-	}
-	return s
-}
+func (w *retWorld) store(name string) *memstore.Store { return w.stores.Get(name) }
 
 // writeInput writes input files [from, to): each file one 4-minute slice.
 func (w *retWorld) writeInput(t *testing.T, from, to int) {

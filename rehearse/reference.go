@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"sync"
 
 	"github.com/ckgate/ckgate/engine"
 	"github.com/ckgate/ckgate/engine/checkpoint"
@@ -28,17 +27,9 @@ type refRun struct {
 func (r *rehearsal) reference(ctx context.Context, input string, files []inputFile) (*refRun, error) {
 	s := *r.base
 	s.Source.Path = input
-	var mu sync.Mutex
-	mem := map[string]*memstore.Store{}
+	var mem memstore.Named
 	reg := wrapRegistry(r.opts.Registry, func(_ *url.URL, st gateway.Store) gateway.Store { return readOnly(st) })
-	reg.Register("mem", func(_ context.Context, u *url.URL) (gateway.Store, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if mem[u.Host] == nil {
-			mem[u.Host] = memstore.New()
-		}
-		return mem[u.Host], nil
-	})
+	reg.Register("mem", func(_ context.Context, u *url.URL) (gateway.Store, error) { return mem.Get(u.Host), nil })
 	var recv *Receiver
 	switch s.Sink.Kind {
 	case spec.SinkFiles:
@@ -75,7 +66,7 @@ func (r *rehearsal) reference(ctx context.Context, input string, files []inputFi
 	}
 	if recv != nil {
 		ref.rows = recv.Rows()
-	} else if ref.rows, err = ReadFileSink(ctx, mem["reference-sink"]); err != nil {
+	} else if ref.rows, err = ReadFileSink(ctx, mem.Get("reference-sink")); err != nil {
 		return nil, err
 	}
 	if ref.plan, err = simulate(&s, files); err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -19,23 +18,11 @@ import (
 // readDir returns every file under root (dotfiles too), by slash path.
 func readDir(t *testing.T, root string) map[string][]byte {
 	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(r)] = b
-		return nil
-	})
+	files, err := corrupttest.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return files
 }
 
 // writeDir writes files under root, making directories as needed.

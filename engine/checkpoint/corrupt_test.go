@@ -2,9 +2,7 @@ package checkpoint_test
 
 import (
 	"context"
-	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -28,24 +26,11 @@ var sparkCorpus = []string{
 
 func readTree(t *testing.T, rel string) corrupttest.Files {
 	t.Helper()
-	root := filepath.Join("../../testdata/spark", filepath.FromSlash(rel))
-	out := corrupttest.Files{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(r)] = b
-		return nil
-	})
+	files, err := corrupttest.ReadDir(filepath.Join("../../testdata/spark", filepath.FromSlash(rel)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return files
 }
 
 // TestCorruptSparkCheckpoints: for every corruption of real Spark

@@ -161,3 +161,26 @@ func (s *Store) Delete(ctx context.Context, key string, c gateway.Cond) error {
 	delete(s.objs, key)
 	return nil
 }
+
+// Named holds in-memory stores by name (a mem://NAME URL's host), each
+// made on first use, so that every open of one name sees the same keys.
+// The zero value is ready; it is safe for concurrent use.
+type Named struct {
+	mu     sync.Mutex
+	stores map[string]*Store
+}
+
+// Get returns the store called name, making it if there is none yet.
+func (n *Named) Get(name string) *Store {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	s, ok := n.stores[name]
+	if !ok {
+		if n.stores == nil {
+			n.stores = map[string]*Store{}
+		}
+		s = New()
+		n.stores[name] = s
+	}
+	return s
+}
