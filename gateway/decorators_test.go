@@ -47,12 +47,12 @@ func TestMetricsLostRaceIsNotAFailure(t *testing.T) {
 func TestAuthorizerDecidesEveryMutation(t *testing.T) {
 	ctx := context.Background()
 	var seen []gateway.Call
-	a := gateway.AuthorizerFunc(func(ctx context.Context, c gateway.Call) error {
+	a := gateway.AuthorizerFunc(func(ctx context.Context, c gateway.Call) (gateway.Cond, error) {
 		seen = append(seen, c)
 		if strings.HasPrefix(c.Key, "commits/") && c.Op == gateway.OpDelete {
-			return errors.New("rule ckgate.log.no_delete: committed log entries are never deleted")
+			return gateway.Cond{}, errors.New("rule ckgate.log.no_delete: committed log entries are never deleted")
 		}
-		return nil
+		return c.Cond, nil
 	})
 	inner := memstore.New()
 	s := gateway.WithAuthorizer(inner, a)
@@ -147,7 +147,7 @@ func TestOpenRegistry(t *testing.T) {
 }
 
 func TestMakeBucketThroughDecorators(t *testing.T) {
-	s := gateway.WithPrefix(gateway.WithAuthorizer(memstore.New(), gateway.AuthorizerFunc(func(context.Context, gateway.Call) error { return nil })), "p")
+	s := gateway.WithPrefix(gateway.WithAuthorizer(memstore.New(), gateway.AuthorizerFunc(func(_ context.Context, c gateway.Call) (gateway.Cond, error) { return c.Cond, nil })), "p")
 	if err := gateway.MakeBucket(context.Background(), s); !errors.Is(err, gateway.ErrUnsupported) {
 		t.Fatalf("memstore has no bucket: %v", err)
 	}

@@ -45,7 +45,7 @@ func ParseURL(raw string) (*url.URL, error) {
 	if raw == "" {
 		return nil, fmt.Errorf("empty store URL")
 	}
-	if !strings.Contains(raw, "://") {
+	if !strings.Contains(raw, "://") && !hasFileScheme(raw) {
 		abs, err := filepath.Abs(raw)
 		if err != nil {
 			return nil, fmt.Errorf("store path %q: %w", raw, err)
@@ -62,6 +62,11 @@ func ParseURL(raw string) (*url.URL, error) {
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	return u, nil
+}
+
+// hasFileScheme reports whether raw is a file URL without "//" ("file:/x").
+func hasFileScheme(raw string) bool {
+	return len(raw) > 5 && strings.EqualFold(raw[:5], "file:") && raw[5] == '/'
 }
 
 // Open opens the store named by raw (a URL or a plain path).

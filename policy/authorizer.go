@@ -16,33 +16,43 @@ import (
 
 // Authorizer decides every Put and Delete of a store through the policy
 // engine. It implements gateway.Authorizer: wrap a store with
-// gateway.WithAuthorizer(store, a).
+// gateway.WithAuthorizer(store, a); Guard builds both for a command.
+//
+// Every decision is made on the canonical location of the object the
+// write touches (gateway.CanonicalKey) and the checkpoint roots above it
+// (a RootFinder), never on how the caller spelled them; and the condition
+// the decision relied on is the condition of the write.
 type Authorizer struct {
-	engine *Engine
-	log    *DecisionLog
-	p      Principal
-	root   string
-	base   string
-	facts  Facts
-	plan   *Plan
-	known  []KnownQuery
-	stat   func(ctx context.Context, key string) (bool, error)
-	now    func() time.Time
+	engine  *Engine
+	log     *DecisionLog
+	p       Principal
+	scope   string // where the principal writes: its checkpoint root or sink (canonical)
+	base    string // the guarded store's root (canonical): keys are below it
+	facts   Facts
+	plan    *Plan
+	known   []KnownQuery
+	session bool
+	roots   *RootFinder
+	stat    func(ctx context.Context, key string) (gateway.Attrs, error)
+	now     func() time.Time
 
 	// constant parts of every input, built once
-	principal, checkpoint, rootTerm, planTerm, knownTerm *ast.Term
+	principal, checkpoint, scopeTerm, planTerm, knownTerm *ast.Term
 
-	mu     sync.Mutex
-	shapes map[callShape]*shapeState
+	mu        sync.Mutex
+	shapes    map[callShape]*shapeState
+	rootCache map[string][2]*ast.Term
 }
 
 // callShape is what the inputs of an Authorizer's calls share beyond its
-// own constants: the calls of one shape differ in key, path and size only.
+// own constants: the calls of one shape differ in key, location and size
+// only.
 type callShape struct {
 	op     gateway.Op
 	cond   gateway.CondKind
 	exists int8 // 0 unknown, 1 absent, 2 present
 	stream bool
+	roots  string // the roots above the location, NUL-separated
 }
 
 // shapeState counts a shape's calls and holds its specialisation.
@@ -51,6 +61,8 @@ type shapeState struct {
 	tried bool
 	sp    *special
 	err   error
+	roots *ast.Term
+	root  *ast.Term
 }
 
 // specialiseAfter is the number of calls of one shape evaluated in full
@@ -61,9 +73,9 @@ const specialiseAfter = 2
 // AuthorizerOption configures NewAuthorizer.
 type AuthorizerOption func(*Authorizer)
 
-// WithStoreURL says where the guarded store's keys live when the store is
-// not opened at the checkpoint root (a bucket-level store): a key's path is
-// JoinPath(url, key). The default is the root itself.
+// WithStoreURL says where the guarded store's keys live (a canonical
+// location) when the store is not opened at the scope: a key's location is
+// gateway.CanonicalKey(url, key). The default is the scope itself.
 func WithStoreURL(url string) AuthorizerOption {
 	return func(a *Authorizer) { a.base = strings.TrimSuffix(url, "/") }
 }
@@ -76,37 +88,38 @@ func WithKnownQueries(qs []KnownQuery) AuthorizerOption {
 	return func(a *Authorizer) { a.known = qs }
 }
 
+// WithRoots makes f find the checkpoint roots above every location.
+// Without it the scope is the one root.
+func WithRoots(f *RootFinder) AuthorizerOption { return func(a *Authorizer) { a.roots = f } }
+
+// WithWriterSession says the writes come through the writer session of the
+// query that owns the scope (input.writer_session): the only way, besides
+// an archive copier and an admin breaking glass, to create log entries.
+func WithWriterSession() AuthorizerOption { return func(a *Authorizer) { a.session = true } }
+
 // WithExists lets the authorizer tell an overwrite from a create for an
-// unconditional Put of a log entry, by asking whether the key exists (one
-// Stat, only for such puts). Without it such a put counts as an overwrite.
+// unconditional Put of a log entry, by asking s for the key (one Stat,
+// only for such puts). The write then carries what it saw: IfAbsent, or
+// IfMatch of the version. Without it such a put counts as an overwrite.
 func WithExists(s gateway.Store) AuthorizerOption {
-	return func(a *Authorizer) {
-		a.stat = func(ctx context.Context, key string) (bool, error) {
-			_, err := s.Stat(ctx, key)
-			switch {
-			case err == nil:
-				return true, nil
-			case errors.Is(err, gateway.ErrNotFound):
-				return false, nil
-			}
-			return false, err
-		}
-	}
+	return func(a *Authorizer) { a.stat = s.Stat }
 }
 
-// NewAuthorizer returns the Authorizer for principal p writing the
-// checkpoint rooted at root (its location, e.g. "s3://bucket/team/q1"),
-// with what is known about that checkpoint, logging every decision to log
-// (nil: none).
-func NewAuthorizer(e *Engine, p Principal, root string, facts Facts, log *DecisionLog, opts ...AuthorizerOption) *Authorizer {
-	a := &Authorizer{engine: e, log: log, p: p, root: strings.TrimSuffix(root, "/"), facts: facts, now: time.Now}
-	a.base = a.root
+// NewAuthorizer returns the Authorizer for principal p writing below
+// scope (a canonical location, e.g. "s3://bucket/team/q1"), with what is
+// known about that checkpoint, logging every decision to log (nil: none).
+func NewAuthorizer(e *Engine, p Principal, scope string, facts Facts, log *DecisionLog, opts ...AuthorizerOption) *Authorizer {
+	a := &Authorizer{engine: e, log: log, p: p, scope: strings.TrimSuffix(scope, "/"), facts: facts, now: time.Now}
+	if scope == "file:///" {
+		a.scope = scope
+	}
+	a.base = a.scope
 	for _, o := range opts {
 		o(a)
 	}
 	a.principal = p.term()
 	a.checkpoint = facts.term()
-	a.rootTerm = str(a.root)
+	a.scopeTerm = str(a.scope)
 	if a.plan != nil {
 		a.planTerm = a.plan.term()
 	}
@@ -118,20 +131,114 @@ func NewAuthorizer(e *Engine, p Principal, root string, facts Facts, log *Decisi
 
 var _ gateway.Authorizer = (*Authorizer)(nil)
 
-// Authorize asks the policy about c. A refusal is a *DeniedError naming
-// the rules; so is a policy that could not be evaluated (fail closed).
-func (a *Authorizer) Authorize(ctx context.Context, c gateway.Call) error {
+// Authorize asks the policy about c and returns the condition its write
+// must carry. A refusal is a *DeniedError naming the rules; so is a policy
+// that could not be evaluated, and a location or root that could not be
+// established (fail closed).
+func (a *Authorizer) Authorize(ctx context.Context, c gateway.Call) (gateway.Cond, error) {
 	start := a.now()
-	path := JoinPath(a.base, c.Key)
-	in, shape := a.input(ctx, c, path)
+	loc, roots, err := a.locate(ctx, c.Key)
+	if errors.Is(err, gateway.ErrInvalidKey) {
+		return gateway.Cond{}, err // the store refuses such a key anyway: nothing to decide
+	}
+	if err != nil {
+		_, err = a.finish(failClosed(err), string(c.Op), c.Key, JoinPath(a.base, c.Key), a.scope, start)
+		return gateway.Cond{}, err
+	}
+	cond, exists := a.observe(ctx, c, loc, roots)
+	in, shape := a.input(c, loc, roots, exists)
 	var d Decision
 	if sp := a.special(ctx, shape, in); sp != nil && a.engine.allows(ctx, sp, in) {
 		d = sp.allow
 	} else {
 		d = a.engine.decide(ctx, in)
 	}
-	_, err := a.finish(d, string(c.Op), c.Key, path, start)
-	return err
+	inner := a.scope
+	if len(roots) > 0 {
+		inner = roots[len(roots)-1]
+	}
+	if _, err := a.finish(d, string(c.Op), c.Key, loc, inner, start); err != nil {
+		return gateway.Cond{}, err
+	}
+	if a.roots != nil && c.Op == gateway.OpPut {
+		a.roots.Wrote(loc)
+	}
+	return cond, nil
+}
+
+var trueVal, falseVal = true, false
+
+// observe looks at what an unconditional put of a log entry would replace
+// and returns the condition that holds what it saw: IfAbsent for an absent
+// key, IfMatch of the version for a present one (exists says which; nil
+// when not looked at or unknown, which the policy counts as an overwrite).
+func (a *Authorizer) observe(ctx context.Context, c gateway.Call, loc string, roots []string) (gateway.Cond, *bool) {
+	if c.Op != gateway.OpPut || c.Cond.Kind != gateway.CondNone || a.stat == nil || !isLogEntry(loc, roots) {
+		return c.Cond, nil
+	}
+	attrs, err := a.stat(ctx, c.Key)
+	switch {
+	case err == nil:
+		return gateway.IfMatch(attrs.Version), &trueVal
+	case errors.Is(err, gateway.ErrNotFound):
+		return gateway.IfAbsent(), &falseVal
+	}
+	return c.Cond, nil
+}
+
+// locate returns the canonical location of key and the checkpoint roots
+// above it, outermost first.
+func (a *Authorizer) locate(ctx context.Context, key string) (string, []string, error) {
+	loc, err := gateway.CanonicalKey(a.base, key)
+	if err != nil {
+		return "", nil, err
+	}
+	if a.roots == nil {
+		if a.scope != "" && gateway.InsideLocation(loc, a.scope) {
+			return loc, []string{a.scope}, nil
+		}
+		return loc, nil, nil
+	}
+	roots, err := a.roots.Above(ctx, loc)
+	return loc, roots, err
+}
+
+// isLogEntry is the Go side of the policy's log-entry test (a superset),
+// deciding only whether a Stat is worth its request: offsets/N, commits/N,
+// metadata and sources/S/N of a root, and a sink's _spark_metadata/N.
+func isLogEntry(loc string, roots []string) bool {
+	dir, name := splitLocation(loc)
+	_, parent := splitLocation(dir)
+	if parent == "_spark_metadata" && isBatchName(strings.TrimSuffix(name, ".compact")) {
+		return true
+	}
+	for _, r := range roots {
+		rel, ok := strings.CutPrefix(loc, strings.TrimSuffix(r, "/")+"/")
+		if !ok {
+			continue
+		}
+		if rel == "metadata" || logEntryRel(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// logEntryRel reports whether rel (relative to a root) is offsets/N,
+// commits/N or sources/S/N(.compact).
+func logEntryRel(rel string) bool {
+	dir, name, ok := strings.Cut(rel, "/")
+	if !ok {
+		return false
+	}
+	switch dir {
+	case "offsets", "commits":
+		return isBatchName(name)
+	case "sources":
+		_, n, ok := strings.Cut(name, "/")
+		return ok && !strings.Contains(n, "/") && isBatchName(strings.TrimSuffix(n, ".compact"))
+	}
+	return false
 }
 
 // special returns the specialisation of shape, building it on the shape's
@@ -187,14 +294,15 @@ func knownPart(in ast.Object) (ast.Object, error) {
 // knownFilter keeps the fields of an input that one call shape of an
 // Authorizer shares (everything but specialUnknowns).
 var knownFilter = ast.NewObject(
-	item("action", ast.NullTerm()), item("root", ast.NullTerm()), item("cond", ast.NullTerm()),
-	item("exists", ast.NullTerm()), item("stream", ast.NullTerm()), item("principal", ast.NullTerm()),
-	item("checkpoint", ast.NullTerm()), item("known_queries", ast.NullTerm()),
+	item("action", ast.NullTerm()), item("root", ast.NullTerm()), item("roots", ast.NullTerm()),
+	item("scope", ast.NullTerm()), item("cond", ast.NullTerm()), item("exists", ast.NullTerm()),
+	item("stream", ast.NullTerm()), item("principal", ast.NullTerm()), item("checkpoint", ast.NullTerm()),
+	item("known_queries", ast.NullTerm()), item("writer_session", ast.NullTerm()),
 )
 
-func (a *Authorizer) input(ctx context.Context, c gateway.Call, path string) (ast.Object, callShape) {
-	shape := callShape{op: c.Op, cond: c.Cond.Kind, stream: c.Stream}
-	items := make([][2]*ast.Term, 0, 12)
+func (a *Authorizer) input(c gateway.Call, loc string, roots []string, exists *bool) (ast.Object, callShape) {
+	shape := callShape{op: c.Op, cond: c.Cond.Kind, stream: c.Stream, roots: strings.Join(roots, "\x00")}
+	items := make([][2]*ast.Term, 0, 16)
 	action, ok := actionTerms[c.Op]
 	if !ok {
 		action = str(string(c.Op))
@@ -203,25 +311,31 @@ func (a *Authorizer) input(ctx context.Context, c gateway.Call, path string) (as
 	if !ok {
 		cond = str(condName(c.Cond))
 	}
+	rootsTerm, rootTerm := a.rootTerms(shape.roots, roots)
+	locTerm := str(loc)
 	items = append(items,
 		item("action", action),
 		item("key", str(c.Key)),
-		item("path", str(path)),
-		item("root", a.rootTerm),
+		item("path", locTerm),
+		item("location", locTerm),
+		item("root", rootTerm),
+		item("roots", rootsTerm),
+		item("scope", a.scopeTerm),
 		item("cond", cond),
 		item("principal", a.principal),
 		item("checkpoint", a.checkpoint),
 	)
+	if a.session {
+		items = append(items, item("writer_session", trueTerm))
+	}
 	if c.Op == gateway.OpPut {
 		items = append(items, item("size", ast.IntNumberTerm(int(c.Size))), item("stream", boolTerm(c.Stream)))
-		if a.stat != nil && c.Cond.Kind == gateway.CondNone && looksLikeLogEntry(path) {
-			if exists, err := a.stat(ctx, c.Key); err == nil {
-				items = append(items, item("exists", boolTerm(exists)))
-				shape.exists = 1
-				if exists {
-					shape.exists = 2
-				}
-			} // unknown: the policy treats the put as an overwrite
+		if exists != nil {
+			items = append(items, item("exists", boolTerm(*exists)))
+			shape.exists = 1
+			if *exists {
+				shape.exists = 2
+			}
 		}
 	}
 	if a.planTerm != nil {
@@ -233,24 +347,35 @@ func (a *Authorizer) input(ctx context.Context, c gateway.Call, path string) (as
 	return ast.NewObject(items...), shape
 }
 
-// looksLikeLogEntry is a cheap superset of the policy's log-entry test,
-// deciding only whether a Stat is worth its request.
-func looksLikeLogEntry(path string) bool {
-	i := strings.LastIndexByte(path, '/')
-	if i < 0 || i == len(path)-1 {
-		return false
+// rootTerms returns the input's roots array and innermost root for a list
+// of roots, built once per distinct list.
+func (a *Authorizer) rootTerms(k string, roots []string) (*ast.Term, *ast.Term) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.rootCache == nil {
+		a.rootCache = map[string][2]*ast.Term{}
 	}
-	name, dir := path[i+1:], path[:i]
-	if name[0] < '0' || name[0] > '9' {
-		return false
+	if t, ok := a.rootCache[k]; ok {
+		return t[0], t[1]
 	}
-	dir = dir[strings.LastIndexByte(dir, '/')+1:]
-	return dir == "offsets" || dir == "commits" || dir == "_spark_metadata"
+	arr := make([]*ast.Term, len(roots))
+	for i, r := range roots {
+		arr[i] = str(r)
+	}
+	inner := str("")
+	if len(roots) > 0 {
+		inner = arr[len(arr)-1]
+	}
+	t := [2]*ast.Term{ast.ArrayTerm(arr...), inner}
+	if len(a.rootCache) < 1024 {
+		a.rootCache[k] = t
+	}
+	return t[0], t[1]
 }
 
 // finish logs d and turns a refusal into a *DeniedError. A break glass
 // that cannot be recorded in the decision log is refused.
-func (a *Authorizer) finish(d Decision, action, key, path string, start time.Time) (Decision, error) {
+func (a *Authorizer) finish(d Decision, action, key, path, root string, start time.Time) (Decision, error) {
 	if a.log == nil && d.Allow && !d.BreakGlass {
 		return d, nil
 	}
@@ -261,7 +386,7 @@ func (a *Authorizer) finish(d Decision, action, key, path string, start time.Tim
 		Action:     action,
 		Key:        key,
 		Path:       path,
-		Root:       a.root,
+		Root:       root,
 		QueryID:    a.facts.QueryID,
 		Rules:      d.Rules(),
 		BreakGlass: d.BreakGlass,
@@ -302,10 +427,10 @@ func (a *Authorizer) finish(d Decision, action, key, path string, start time.Tim
 func Evaluate(ctx context.Context, e *Engine, in Input, log *DecisionLog) (Decision, error) {
 	start := time.Now()
 	d := e.Decide(ctx, in)
-	a := &Authorizer{log: log, p: in.Principal, root: in.Root, facts: in.Checkpoint, now: time.Now}
+	a := &Authorizer{log: log, p: in.Principal, scope: in.Root, facts: in.Checkpoint, now: time.Now}
 	path := in.Path
 	if path == "" {
 		path = in.Root
 	}
-	return a.finish(d, in.Action, in.Key, path, start)
+	return a.finish(d, in.Action, in.Key, path, in.Root, start)
 }

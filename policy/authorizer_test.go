@@ -78,12 +78,23 @@ func TestAuthorizerDefaultRules(t *testing.T) {
 		{"retention deletes unplanned key", policy.Principal{ID: "ret", Kind: policy.KindRetention}, gateway.OpDelete, "commits/0", gateway.None(), []policy.AuthorizerOption{policy.WithPlan(plan)}, "CKG-P005"},
 		{"retention without plan", policy.Principal{ID: "ret", Kind: policy.KindRetention}, gateway.OpDelete, "offsets/0", gateway.None(), nil, "CKG-P005"},
 		{"admin without reason", policy.Principal{ID: "alice", Kind: policy.KindAdmin}, gateway.OpDelete, "offsets/0", gateway.None(), nil, "CKG-P004"},
+		{"housekeeping creates a commit", policy.Principal{ID: "cron", Kind: policy.KindHousekeeping}, gateway.OpPut, "commits/5", gateway.IfAbsent(), nil, "CKG-P006"},
+		{"retention creates offsets", policy.Principal{ID: "ret", Kind: policy.KindRetention}, gateway.OpPut, "offsets/5", gateway.IfAbsent(), nil, "CKG-P006"},
+		{"job outside its session creates a commit", job, gateway.OpPut, "commits/5", gateway.IfAbsent(), []policy.AuthorizerOption{}, "CKG-P006"},
+		{"housekeeping plants metadata in offsets/", policy.Principal{ID: "cron", Kind: policy.KindHousekeeping}, gateway.OpPut, "offsets/metadata", gateway.IfAbsent(), nil, "CKG-P007"},
+		{"archive creates an entry", policy.Principal{ID: "arch", Kind: policy.KindArchive}, gateway.OpPut, "offsets/5", gateway.IfAbsent(), nil, ""},
+		{"archive overwrites", policy.Principal{ID: "arch", Kind: policy.KindArchive}, gateway.OpPut, "state/0/0/1.delta", gateway.None(), nil, "CKG-P008"},
+		{"archive deletes", policy.Principal{ID: "arch", Kind: policy.KindArchive}, gateway.OpDelete, "state/0/0/1.delta", gateway.None(), nil, "CKG-P008"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			raw := seeded(t)
 			before := storetest.Keys(t, raw, "")
-			a := policy.NewAuthorizer(e, tc.p, root, policy.Facts{QueryID: "q1"}, nil, tc.opts...)
+			opts := tc.opts
+			if tc.p.Kind == policy.KindJob && opts == nil {
+				opts = []policy.AuthorizerOption{policy.WithWriterSession()} // the engine's writes
+			}
+			a := policy.NewAuthorizer(e, tc.p, root, policy.Facts{QueryID: "q1"}, nil, opts...)
 			s := gateway.WithAuthorizer(raw, a)
 			var err error
 			if tc.op == gateway.OpPut {
@@ -105,7 +116,7 @@ func TestAuthorizerDefaultRules(t *testing.T) {
 func TestAuthorizerOutsideRoot(t *testing.T) {
 	e := engine(t, policy.Options{})
 	a := policy.NewAuthorizer(e, policy.Principal{ID: "svc-q1", Kind: policy.KindJob}, root, policy.Facts{QueryID: "q1"}, nil,
-		policy.WithStoreURL("s3://bucket"))
+		policy.WithStoreURL("s3://bucket"), policy.WithWriterSession())
 	s := gateway.WithAuthorizer(memstore.New(), a)
 	ctx := context.Background()
 	if _, err := s.Put(ctx, "team/q1/offsets/0", []byte("x"), gateway.IfAbsent()); err != nil {
@@ -122,15 +133,56 @@ func TestAuthorizerWithExists(t *testing.T) {
 	ctx := context.Background()
 	raw := seeded(t)
 	job := policy.Principal{ID: "svc-q1", Kind: policy.KindJob}
-	plain := gateway.WithAuthorizer(raw, policy.NewAuthorizer(e, job, root, policy.Facts{}, nil))
+	plain := gateway.WithAuthorizer(raw, policy.NewAuthorizer(e, job, root, policy.Facts{}, nil, policy.WithWriterSession()))
 	_, err := plain.Put(ctx, "offsets/1", []byte("x"), gateway.None())
 	wantRule(t, err, "CKG-P003") // existence unknown: counted as an overwrite
-	stat := gateway.WithAuthorizer(raw, policy.NewAuthorizer(e, job, root, policy.Facts{}, nil, policy.WithExists(raw)))
+	stat := gateway.WithAuthorizer(raw, policy.NewAuthorizer(e, job, root, policy.Facts{}, nil, policy.WithExists(raw), policy.WithWriterSession()))
 	if _, err := stat.Put(ctx, "offsets/1", []byte("x"), gateway.None()); err != nil {
 		t.Fatalf("unconditional create of an absent entry: %v", err)
 	}
 	_, err = stat.Put(ctx, "offsets/1", []byte("y"), gateway.None())
 	wantRule(t, err, "CKG-P003")
+}
+
+// racingStore answers a Stat of key "absent" and then, before the caller
+// can write, lets another writer create it: the check-then-write race.
+type racingStore struct {
+	gateway.Store
+	key  string
+	body []byte
+}
+
+func (r *racingStore) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
+	a, err := r.Store.Stat(ctx, key)
+	if key == r.key && errors.Is(err, gateway.ErrNotFound) {
+		if _, perr := r.Store.Put(ctx, key, r.body, gateway.IfAbsent()); perr != nil {
+			panic(perr)
+		}
+	}
+	return a, err
+}
+
+// TestAuthorizerWritesWhatItDecidedOn: an unconditional put decided on an
+// absent log entry is written create-only, so the entry another writer
+// created meanwhile stays; one decided on version v is written if-match v.
+func TestAuthorizerWritesWhatItDecidedOn(t *testing.T) {
+	e := engine(t, policy.Options{})
+	ctx := context.Background()
+	raw := &racingStore{Store: memstore.New(), key: "offsets/50", body: []byte("the job's entry")}
+	a := policy.NewAuthorizer(e, policy.Principal{ID: "svc-q1", Kind: policy.KindJob}, root, policy.Facts{}, nil,
+		policy.WithExists(raw), policy.WithWriterSession())
+	s := gateway.WithAuthorizer(raw, a)
+	_, err := s.PutStream(ctx, "offsets/50", strings.NewReader("overwrite"), gateway.None())
+	if !errors.Is(err, gateway.ErrExists) {
+		t.Fatalf("put after the race: %v, want ErrExists", err)
+	}
+	if got, _, _ := raw.Get(ctx, "offsets/50"); string(got) != "the job's entry" {
+		t.Fatalf("offsets/50 = %q: the concurrent entry was replaced", got)
+	}
+	cond, err := a.Authorize(ctx, gateway.Call{Op: gateway.OpPut, Key: "offsets/51", Cond: gateway.None()})
+	if err != nil || cond.Kind != gateway.CondIfAbsent {
+		t.Fatalf("absent entry: cond %v, %v; want if-absent", cond, err)
+	}
 }
 
 // TestSessionThroughAuthorizer: a job's single-writer session commits
@@ -141,7 +193,7 @@ func TestSessionThroughAuthorizer(t *testing.T) {
 	var log bytes.Buffer
 	dl := policy.NewDecisionLog(&log)
 	st := gateway.WithAuthorizer(memstore.New(), policy.NewAuthorizer(e, policy.Principal{ID: "svc", Kind: policy.KindJob},
-		"file:///ckpt/q", policy.Facts{QueryID: "sessiontest-query"}, dl))
+		"file:///ckpt/q", policy.Facts{QueryID: "sessiontest-query"}, dl, policy.WithWriterSession()))
 	sess, err := gateway.OpenSession(ctx, st, sessiontest.Options(1))
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ckgate/ckgate/gateway"
 	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
@@ -116,6 +118,9 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	}
 	if len(modules) == 0 {
 		return nil, errors.New("policy: no policy modules (defaults left out and no --policy)")
+	}
+	if err := canonicalQueries(data); err != nil {
+		return nil, err
 	}
 	compiler := ast.NewCompiler().WithEnablePrintStatements(false)
 	compiler.Compile(modules)
@@ -227,6 +232,33 @@ func merge(dst, src map[string]any, path []string, from string) error {
 			continue
 		}
 		return fmt.Errorf("policy: data from %s: data.%s is already set", from, strings.Join(append(path, k), "."))
+	}
+	return nil
+}
+
+// canonicalQueries rewrites the roots of data.ckgate.queries to canonical
+// locations (gateway.CanonicalRoot), so that rules comparing them with an
+// input's locations compare the objects, not their spellings.
+func canonicalQueries(data map[string]any) error {
+	ck, _ := data["ckgate"].(map[string]any)
+	qs, ok := ck["queries"].([]any)
+	if !ok {
+		if ck["queries"] != nil {
+			return errors.New("policy: data.ckgate.queries: want a list of {query_id, root}")
+		}
+		return nil
+	}
+	for i, q := range qs {
+		m, _ := q.(map[string]any)
+		root, _ := m["root"].(string)
+		if root == "" {
+			return fmt.Errorf("policy: data.ckgate.queries[%d]: no root", i)
+		}
+		c, err := gateway.CanonicalRoot(root)
+		if err != nil {
+			return fmt.Errorf("policy: data.ckgate.queries[%d]: %w", i, err)
+		}
+		m["root"] = c
 	}
 	return nil
 }

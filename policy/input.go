@@ -19,7 +19,14 @@ const (
 	KindRetention    = "retention"
 	KindHousekeeping = "housekeeping"
 	KindAdmin        = "admin"
+	// KindArchive copies whole checkpoints into new roots (archive,
+	// fresh-start, rehearsal copies): it only creates, create-only, inside
+	// its scope, and never deletes or overwrites.
+	KindArchive = "archive"
 )
+
+// Kinds are the principal kinds the default policies know.
+var Kinds = []string{KindAdmin, KindHousekeeping, KindRetention, KindJob, KindArchive}
 
 // Principal is who asks: an id (a service account, a role, a user) and a
 // kind. Reason is an admin's stated reason for breaking glass.
@@ -52,27 +59,47 @@ type KnownQuery struct {
 
 // Input is one gateway decision's input (data.ckgate.gateway.decision):
 //
-//	{"action": "put"|"delete"|"open", "key", "path", "root", "cond",
-//	 "exists", "size", "stream", "principal": {id, kind, reason},
+//	{"action": "put"|"delete"|"open", "key", "location", "path", "root",
+//	 "roots", "scope", "cond", "exists", "size", "stream", "writer_session",
+//	 "principal": {id, kind, reason},
 //	 "checkpoint": {query_id, metadata_query_id, latest_batch, retain_from},
 //	 "plan": {id, obsolete: {KEY: reason}}, "known_queries": [{query_id, root}]}
 //
-// Key is the store key; Path is its full location (the store's URL joined
-// with the key) and Root the checkpoint root's location, so that rules can
-// tell inside from outside.
+// These fields are the contract that users' own rules read:
+//   - location: the canonical location of the object the mutation touches
+//     (gateway.CanonicalKey: "file:///real/path", "s3://bucket/name",
+//     "gs://bucket/name", "az://account/container/name"); path is the same
+//     value, kept for rules written before location existed;
+//   - roots: every checkpoint root above location, outermost first, and
+//     root the innermost of them ("" when there is none). A root is a
+//     directory holding a metadata entry of any kind, or offsets/ or
+//     commits/ holding a log-entry name (see RootFinder). For an open,
+//     root is the checkpoint root being opened;
+//   - scope: where the principal was let write (its own checkpoint root, or
+//     its sink's directory; for retention the checkpoint its plan is for);
+//   - key: the store key as the caller named it, for messages only;
+//   - writer_session: true when the write comes through the writer session
+//     of the query that owns scope.
+//
+// Every location in an input, known queries' roots included, is canonical:
+// rules compare them as strings.
 type Input struct {
-	Action       string       `json:"action"`
-	Key          string       `json:"key,omitempty"`
-	Path         string       `json:"path,omitempty"`
-	Root         string       `json:"root"`
-	Cond         string       `json:"cond,omitempty"` // none, if-absent, if-match
-	Exists       *bool        `json:"exists,omitempty"`
-	Size         int64        `json:"size,omitempty"`
-	Stream       bool         `json:"stream,omitempty"`
-	Principal    Principal    `json:"principal"`
-	Checkpoint   Facts        `json:"checkpoint"`
-	Plan         *Plan        `json:"plan,omitempty"`
-	KnownQueries []KnownQuery `json:"known_queries,omitempty"`
+	Action        string       `json:"action"`
+	Key           string       `json:"key,omitempty"`
+	Location      string       `json:"location,omitempty"`
+	Path          string       `json:"path,omitempty"`
+	Root          string       `json:"root"`
+	Roots         []string     `json:"roots,omitempty"`
+	Scope         string       `json:"scope,omitempty"`
+	Cond          string       `json:"cond,omitempty"` // none, if-absent, if-match
+	Exists        *bool        `json:"exists,omitempty"`
+	Size          int64        `json:"size,omitempty"`
+	Stream        bool         `json:"stream,omitempty"`
+	WriterSession bool         `json:"writer_session,omitempty"`
+	Principal     Principal    `json:"principal"`
+	Checkpoint    Facts        `json:"checkpoint"`
+	Plan          *Plan        `json:"plan,omitempty"`
+	KnownQueries  []KnownQuery `json:"known_queries,omitempty"`
 }
 
 // condName is the input's spelling of a condition.
@@ -109,7 +136,7 @@ func str(s string) *ast.Term { return ast.StringTerm(s) }
 var keyTerms = map[string]*ast.Term{}
 
 func init() {
-	for _, k := range []string{"action", "key", "path", "root", "cond", "exists", "size", "stream", "principal",
+	for _, k := range []string{"action", "key", "path", "location", "root", "roots", "scope", "writer_session", "cond", "exists", "size", "stream", "principal",
 		"checkpoint", "plan", "known_queries", "id", "kind", "reason", "query_id", "metadata_query_id",
 		"latest_batch", "retain_from", "obsolete",
 		// the decision's and its violations' keys
@@ -183,7 +210,15 @@ func (in *Input) value() ast.Value {
 		item("checkpoint", in.Checkpoint.term()),
 	}
 	if in.Key != "" || in.Action != "open" {
-		items = append(items, item("key", str(in.Key)), item("path", str(in.Path)))
+		items = append(items, item("key", str(in.Key)), item("path", str(in.Path)), item("location", str(in.Location)))
+		roots := make([]*ast.Term, len(in.Roots))
+		for i, r := range in.Roots {
+			roots[i] = str(r)
+		}
+		items = append(items, item("roots", ast.ArrayTerm(roots...)), item("scope", str(in.Scope)))
+	}
+	if in.WriterSession {
+		items = append(items, item("writer_session", trueTerm))
 	}
 	if in.Cond != "" {
 		items = append(items, item("cond", str(in.Cond)))
@@ -240,6 +275,20 @@ func ParseInput(data []byte) (Input, error) {
 	in.Root = strings.TrimSuffix(in.Root, "/")
 	if in.Path == "" && in.Key != "" {
 		in.Path = JoinPath(in.Root, in.Key)
+	}
+	// Hand-written inputs predate or skip the location fields: the path
+	// is the location, the root the one root and the scope.
+	if in.Location == "" {
+		in.Location = in.Path
+	}
+	if in.Path == "" {
+		in.Path = in.Location
+	}
+	if in.Scope == "" {
+		in.Scope = in.Root
+	}
+	if in.Roots == nil && in.Root != "" && in.Action != "open" {
+		in.Roots = []string{in.Root}
 	}
 	return in, nil
 }

@@ -42,15 +42,31 @@ func CheckOpen(ctx context.Context, e *Engine, store gateway.Store, req OpenRequ
 
 // DecideOpen is CheckOpen for a caller that has read the root's metadata
 // already: mdID is the query id it holds ("" when there is none).
+//
+// The root and the known queries' roots are decided as canonical
+// locations (gateway.CanonicalRoot): a symlinked alias, a percent-encoded
+// or a differently slashed spelling of a known root is that root.
 func DecideOpen(ctx context.Context, e *Engine, req OpenRequest, mdID string, log *DecisionLog) error {
+	root, err := gateway.CanonicalRoot(req.Root)
+	if err != nil {
+		return err
+	}
+	known := make([]KnownQuery, len(req.KnownQueries))
+	for i, q := range req.KnownQueries {
+		r, err := gateway.CanonicalRoot(q.Root)
+		if err != nil {
+			return fmt.Errorf("known query %s: %w", q.QueryID, err)
+		}
+		known[i] = KnownQuery{QueryID: q.QueryID, Root: r}
+	}
 	in := Input{
 		Action:       "open",
-		Root:         req.Root,
+		Root:         root,
 		Principal:    req.Principal,
 		Checkpoint:   Facts{QueryID: req.QueryID, MetadataQueryID: mdID},
-		KnownQueries: req.KnownQueries,
+		KnownQueries: known,
 	}
-	_, err := Evaluate(ctx, e, in, log)
+	_, err = Evaluate(ctx, e, in, log)
 	return err
 }
 

@@ -38,8 +38,8 @@ import (
 // specialUnknowns are the input fields that vary between the calls of one
 // shape.
 var (
-	specialUnknowns    = []string{"input.key", "input.path", "input.size", "input.plan"}
-	specialUnknownKeys = []ast.Value{ast.String("key"), ast.String("path"), ast.String("size"), ast.String("plan")}
+	specialUnknowns    = []string{"input.key", "input.path", "input.location", "input.size", "input.plan"}
+	specialUnknownKeys = []ast.Value{ast.String("key"), ast.String("path"), ast.String("location"), ast.String("size"), ast.String("plan")}
 )
 
 const (

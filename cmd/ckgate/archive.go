@@ -10,7 +10,6 @@ import (
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/lifecycle"
-	"github.com/ckgate/ckgate/policy"
 )
 
 // archiveCommand is `ckgate archive URL DEST [--fresh-start]`.
@@ -46,14 +45,14 @@ func (e *env) archiveCommand() *cli.Command {
 	}
 }
 
-// location is a store URL without its query: the root the policy sees.
+// location is the canonical location of a store URL (gateway.CanonicalRoot),
+// for telling whether two URLs name one root; raw itself when it has none.
 func location(raw string) string {
-	u, err := gateway.ParseURL(raw)
+	loc, err := gateway.CanonicalRoot(raw)
 	if err != nil {
 		return raw
 	}
-	u.RawQuery = ""
-	return strings.TrimSuffix(u.String(), "/")
+	return loc
 }
 
 func (e *env) archive(c *cli.Context) error {
@@ -106,8 +105,11 @@ func (e *env) archive(c *cli.Context) error {
 		}
 		defer gateway.Close(newStore)
 	}
-	src = gateway.WithAuthorizer(src, policy.NewAuthorizer(eng, p, location(a[0]), policy.Facts{}, log))
-	dst = gateway.WithAuthorizer(dst, policy.NewAuthorizer(eng, p, location(a[1]), policy.Facts{}, log))
+	src, dst, done, err := e.guardCopy(c, p, eng, log, src, a[0], dst, a[1])
+	if err != nil {
+		return err
+	}
+	defer done()
 	res, err := lifecycle.Archive(ctx, src, dst, lifecycle.ArchiveOptions{
 		Source: a[0], Dest: a[1], FreshStart: fresh, Reason: reason, NewRoot: newRoot, NewStore: newStore,
 		Principal:   lifecycle.Principal{ID: p.ID, Kind: p.Kind},

@@ -70,16 +70,19 @@ func storeScript(t *testing.T, bucketURL, ckptURL string) {
 
 	meta := `{"id":"9538ada3-a233-4697-8b02-cc66250189a3"}`
 	ckgate(t, o, meta, "store", "put", "-", ckptURL, "metadata").want(t, 0, `put "metadata"`)
-	ckgate(t, o, "v1\n{}", "store", "put", "-", ckptURL, "commits/0").want(t, 0)
-	ckgate(t, o, "v1\n{\"nextBatchWatermarkMs\":7}", "store", "put", "-", ckptURL, "commits/0").
+	// only the owning query's writer session creates log entries; an
+	// admin breaks glass with a reason the decision log records
+	ckgate(t, o, "v1\n{}", "store", "put", "-", ckptURL, "commits/0").wantErr(t, 4, "CKG-P006")
+	glass := []string{"--reason", "repair after INC-7", "--decision-log", filepath.Join(t.TempDir(), "decisions.jsonl")}
+	ckgate(t, o, "v1\n{}", append(append([]string{"store", "put"}, glass...), "-", ckptURL, "commits/0")...).want(t, 0)
+	ckgate(t, o, "v1\n{\"nextBatchWatermarkMs\":7}", append(append([]string{"store", "put"}, glass...), "-", ckptURL, "commits/0")...).
 		wantErr(t, 3, `"commits/0"`, "already exists")
 	if r := ckgate(t, o, "", "store", "cat", ckptURL, "commits/0"); r.code != 0 || r.stdout != "v1\n{}" {
 		t.Fatalf("cat after a refused put: exit %d, %q", r.code, r.stdout)
 	}
 	// replacing or removing a log entry of a checkpoint is refused by the
-	// policy; an admin breaks glass with a reason the decision log records
+	// policy, but for an admin breaking glass
 	ckgate(t, o, "v1\n{\"nextBatchWatermarkMs\":7}", "store", "put", "--overwrite", "-", ckptURL, "commits/0").wantErr(t, 4, "CKG-P003")
-	glass := []string{"--reason", "repair after INC-7", "--decision-log", filepath.Join(t.TempDir(), "decisions.jsonl")}
 	ckgate(t, o, "v1\n{\"nextBatchWatermarkMs\":7}", append(append([]string{"store", "put", "--overwrite"}, glass...), "-", ckptURL, "commits/0")...).want(t, 0)
 	ckgate(t, o, "", "store", "cat", ckptURL, "metadata").want(t, 0, meta)
 

@@ -106,9 +106,10 @@ func TestStoreRoundTrip(t *testing.T) {
 	meta := `{"id":"b3f4c2a0-1111-4222-8333-944445555666"}`
 	ckgate(t, Options{}, "", "store", "put", writeFile(t, meta), root, "metadata").
 		want(t, 0, fmt.Sprintf(`put "metadata": %d bytes, version `, len(meta)))
-	ckgate(t, Options{}, "v1\n{\"batchWatermarkMs\":0}\n{\"logOffset\":0}", "store", "put", "-", root, "offsets/0").want(t, 0)
-	ckgate(t, Options{}, "v1\n{}", "store", "put", "-", root, "offsets/1").want(t, 0)
-	ckgate(t, Options{}, "v1\n{\"nextBatchWatermarkMs\":0}", "store", "put", "-", root, "commits/0").want(t, 0)
+	glass := []string{"store", "put", "--reason", "fixture", "--decision-log", filepath.Join(t.TempDir(), "d.jsonl")}
+	ckgate(t, Options{}, "v1\n{\"batchWatermarkMs\":0}\n{\"logOffset\":0}", append(glass, "-", root, "offsets/0")...).want(t, 0)
+	ckgate(t, Options{}, "v1\n{}", append(glass, "-", root, "offsets/1")...).want(t, 0)
+	ckgate(t, Options{}, "v1\n{\"nextBatchWatermarkMs\":0}", append(glass, "-", root, "commits/0")...).want(t, 0)
 
 	ckgate(t, Options{}, "", "store", "cat", root, "metadata").want(t, 0, meta)
 	if r := ckgate(t, Options{}, "", "store", "cat", root, "metadata"); r.stdout != meta {
@@ -142,7 +143,7 @@ func TestStoreLsJSON(t *testing.T) {
 	root := newRoot(t)
 	ckgate(t, Options{}, "", "store", "mb", root).want(t, 0)
 	ckgate(t, Options{}, "{}", "store", "put", "-", root, "metadata").want(t, 0)
-	ckgate(t, Options{}, "v1", "store", "put", "-", root, "offsets/0").want(t, 0)
+	ckgate(t, Options{}, "v1", "store", "put", "--reason", "fixture", "--decision-log", filepath.Join(t.TempDir(), "d.jsonl"), "-", root, "offsets/0").want(t, 0)
 
 	var entries []lsEntry
 	r := ckgate(t, Options{}, "", "store", "ls", "--format", "json", "-r", root)
@@ -176,14 +177,14 @@ func TestStoreLsJSON(t *testing.T) {
 func TestStorePutIsCreateOnly(t *testing.T) {
 	root := newRoot(t)
 	ckgate(t, Options{}, "", "store", "mb", root).want(t, 0)
-	ckgate(t, Options{}, "first", "store", "put", "-", root, "commits/0").want(t, 0)
+	ckgate(t, Options{}, "first", "store", "put", "-", root, "notes/0").want(t, 0)
 
-	r := ckgate(t, Options{}, "second", "store", "put", "-", root, "commits/0")
-	r.wantErr(t, 3, `"commits/0"`, "already exists", "--overwrite")
-	ckgate(t, Options{}, "", "store", "cat", root, "commits/0").want(t, 0, "first")
+	r := ckgate(t, Options{}, "second", "store", "put", "-", root, "notes/0")
+	r.wantErr(t, 3, `"notes/0"`, "already exists", "--overwrite")
+	ckgate(t, Options{}, "", "store", "cat", root, "notes/0").want(t, 0, "first")
 
-	ckgate(t, Options{}, "third", "store", "put", "--overwrite", "-", root, "commits/0").want(t, 0)
-	if r := ckgate(t, Options{}, "", "store", "cat", root, "commits/0"); r.stdout != "third" {
+	ckgate(t, Options{}, "third", "store", "put", "--overwrite", "-", root, "notes/0").want(t, 0)
+	if r := ckgate(t, Options{}, "", "store", "cat", root, "notes/0"); r.stdout != "third" {
 		t.Fatalf("after --overwrite cat = %q", r.stdout)
 	}
 }
@@ -284,8 +285,8 @@ func TestStorePutStreamsLargeInput(t *testing.T) {
 
 func TestPolicyDenialExits4(t *testing.T) {
 	reg := registryWith(func(s gateway.Store) gateway.Store {
-		return gateway.WithAuthorizer(s, gateway.AuthorizerFunc(func(context.Context, gateway.Call) error {
-			return errors.New("live checkpoint file")
+		return gateway.WithAuthorizer(s, gateway.AuthorizerFunc(func(context.Context, gateway.Call) (gateway.Cond, error) {
+			return gateway.Cond{}, errors.New("live checkpoint file")
 		}))
 	})
 	root := newRoot(t)

@@ -15,7 +15,6 @@ import (
 	"github.com/ckgate/ckgate/engine/source"
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/lifecycle"
-	"github.com/ckgate/ckgate/policy"
 )
 
 // freshStartCommand is `ckgate fresh-start URL --new URL --archive-to DEST
@@ -107,9 +106,19 @@ func (e *env) freshStart(c *cli.Context) error {
 				return fmt.Errorf("%s: %w", gateway.Redact(raw), err)
 			}
 		}
-		stores[raw] = gateway.WithAuthorizer(st, policy.NewAuthorizer(eng, p, location(raw), policy.Facts{}, log))
+		stores[raw] = st
 	}
-	src = gateway.WithAuthorizer(src, policy.NewAuthorizer(eng, p, location(a[0]), policy.Facts{}, log))
+	src, gdest, done, err := e.guardCopy(c, p, eng, log, src, a[0], stores[dest], dest)
+	if err != nil {
+		return err
+	}
+	defer done()
+	gnew, doneNew, err := e.guardArchive(c, eng, log, stores[newRoot], newRoot)
+	if err != nil {
+		return err
+	}
+	defer doneNew()
+	stores[dest], stores[newRoot] = gdest, gnew
 	res, err := lifecycle.FreshStart(ctx, src, stores[dest], stores[newRoot], lifecycle.FreshStartOptions{
 		Source: a[0], Dest: dest, NewRoot: newRoot, Start: start, FromTimestamp: ts,
 		Principal: lifecycle.Principal{ID: p.ID, Kind: p.Kind}, Reason: reason, Concurrency: c.Int("concurrency"),

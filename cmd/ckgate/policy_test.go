@@ -50,7 +50,7 @@ func TestPolicyEval(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "deny\n") {
 		t.Fatalf("stdout %q", r.stdout)
 	}
-	allow := `{"action":"put","key":"offsets/3","cond":"if-absent","root":"s3://b/q1","principal":{"id":"svc","kind":"job"}}`
+	allow := `{"action":"put","key":"offsets/3","cond":"if-absent","root":"s3://b/q1","writer_session":true,"principal":{"id":"svc","kind":"job"}}`
 	ckgate(t, Options{}, allow, "policy", "eval", "-").want(t, 0, "allow")
 
 	// break glass is recorded in the decision log, or refused without one
@@ -64,7 +64,7 @@ func TestPolicyEval(t *testing.T) {
 	}
 
 	// a user policy and data join the decision
-	big := `{"action":"put","key":"sources/0/0","size":5000000,"cond":"if-absent","root":"s3://b/q1","principal":{"id":"svc","kind":"job"}}`
+	big := `{"action":"put","key":"sources/0/0","size":5000000,"cond":"if-absent","root":"s3://b/q1","writer_session":true,"principal":{"id":"svc","kind":"job"}}`
 	ckgate(t, Options{}, big, "policy", "eval", "--policy", "../../testdata/policies/example", "-").wantErr(t, 4, "EXAMPLE-001")
 	r = ckgate(t, Options{}, big, "policy", "eval", "--format", "json", "-")
 	r.want(t, 0, `"allow": true`)

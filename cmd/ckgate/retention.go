@@ -315,9 +315,13 @@ func (e *env) applyPlan(c *cli.Context, st gateway.Store, raw string, r *lifecyc
 		return err
 	}
 	id := planID(r)
-	auth := policy.NewAuthorizer(eng, policy.Principal{ID: c.String("principal"), Kind: policy.KindRetention},
-		raw, facts, log, policy.WithPlan(&policy.Plan{ID: id, Obsolete: r.Obsolete()}), policy.WithStoreURL(raw))
-	guarded := gateway.WithAuthorizer(st, auth)
+	guarded, done, err := e.guard(c.Context, c, st, policy.GuardConfig{Engine: eng, Log: log,
+		Principal: policy.Principal{ID: c.String("principal"), Kind: policy.KindRetention}, StoreURL: raw,
+		CheckpointRoot: label == "", Facts: facts, Plan: &policy.Plan{ID: id, Obsolete: r.Obsolete()}})
+	if err != nil {
+		return err
+	}
+	defer done()
 	opts := lifecycle.ApplyOptions{Concurrency: c.Int("concurrency")}
 	if bar := e.progressBar(c, len(r.Remove)); bar != nil {
 		opts.Progress = func(done, _ int) { _ = bar.Set(done) }

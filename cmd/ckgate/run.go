@@ -103,11 +103,6 @@ func (e *env) run(c *cli.Context) error {
 		}
 		defer metrics.close()
 	}
-	if u, _ := gateway.ParseURL(ckURL); u != nil && u.Scheme == "file" {
-		if err := gateway.MakeBucket(ctx, cp); err != nil {
-			return fmt.Errorf("checkpoint %s: %w", ckURL, err)
-		}
-	}
 	if err := checkNotArchived(ctx, cp, ckURL); err != nil {
 		return err
 	}
@@ -116,6 +111,13 @@ func (e *env) run(c *cli.Context) error {
 		return err
 	}
 	defer guard.close()
+	// Only now, the open decided, does a new local checkpoint get its
+	// directory: a refused run leaves nothing behind.
+	if u, _ := gateway.ParseURL(ckURL); u != nil && u.Scheme == "file" {
+		if err := gateway.MakeBucket(ctx, cp); err != nil {
+			return fmt.Errorf("checkpoint %s: %w", ckURL, err)
+		}
+	}
 	so := gateway.SessionOptions{Principal: principal(), TakeOver: gateway.Wait, Logger: e.log,
 		OnWait: func(owner gateway.WriterRecord, until time.Time) {
 			fmt.Fprintf(e.stderr, "ckgate: checkpoint %s is held by %s (epoch %d, last heartbeat %s); waiting until its lease expires at %s\n",

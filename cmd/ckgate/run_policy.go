@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,11 +18,27 @@ import (
 // runGuard is the policy in front of every mutation `ckgate run` makes:
 // the checkpoint's and the sink's, decided for the job principal.
 type runGuard struct {
+	e         *env
+	c         *cli.Context
 	eng       *policy.Engine
 	log       *policy.DecisionLog
 	principal policy.Principal
 	queryID   string
-	close     func() error
+	closeLog  func() error
+
+	mu      sync.Mutex
+	closers []func()
+}
+
+// close closes the decision log and the stores the guards opened.
+func (g *runGuard) close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, f := range g.closers {
+		f()
+	}
+	g.closers = nil
+	return g.closeLog()
 }
 
 // guardRun builds the policy engine and the decision log from the flags,
@@ -34,7 +51,7 @@ func (e *env) guardRun(c *cli.Context, cp gateway.Store, ckURL string, s *spec.S
 	if err != nil {
 		return nil, nil, err
 	}
-	g := &runGuard{eng: eng, log: log, close: closeLog,
+	g := &runGuard{e: e, c: c, eng: eng, log: log, closeLog: closeLog,
 		principal: policy.Principal{ID: principalID(c), Kind: policy.KindJob}}
 	mdID, err := checkpointQueryID(c.Context, cp)
 	if err != nil {
@@ -52,18 +69,32 @@ func (e *env) guardRun(c *cli.Context, cp gateway.Store, ckURL string, s *spec.S
 	if g.queryID == "" {
 		g.queryID = engine.NewUUID() // a new checkpoint: the engine names the query itself
 	}
-	root := location(ckURL)
-	req := policy.OpenRequest{Principal: g.principal, Root: root, QueryID: g.queryID}
+	req := policy.OpenRequest{Principal: g.principal, Root: ckURL, QueryID: g.queryID}
 	if err := policy.DecideOpen(c.Context, eng, req, mdID, log); err != nil {
 		closeLog()
 		return nil, nil, err
 	}
-	return g.wrap(cp, root), g, nil
+	guarded, err := g.wrap(cp, ckURL, true)
+	if err != nil {
+		g.close()
+		return nil, nil, err
+	}
+	return guarded, g, nil
 }
 
-// wrap puts the policy in front of st, a store rooted at root.
-func (g *runGuard) wrap(st gateway.Store, root string) gateway.Store {
-	return gateway.WithAuthorizer(st, policy.NewAuthorizer(g.eng, g.principal, root, policy.Facts{QueryID: g.queryID}, g.log))
+// wrap puts the policy in front of st, a store opened at raw: the job's
+// checkpoint (root) or its sink, written through the query's writer
+// session.
+func (g *runGuard) wrap(st gateway.Store, raw string, root bool) (gateway.Store, error) {
+	guarded, done, err := g.e.guard(g.c.Context, g.c, st, policy.GuardConfig{Engine: g.eng, Log: g.log, Principal: g.principal,
+		StoreURL: raw, CheckpointRoot: root, WriterSession: true, Facts: policy.Facts{QueryID: g.queryID}})
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	g.closers = append(g.closers, done)
+	g.mu.Unlock()
+	return guarded, nil
 }
 
 // registry is base with the policy in front of every store it opens (the
@@ -76,7 +107,7 @@ func (g *runGuard) registry(base *gateway.Registry) *gateway.Registry {
 			if err != nil {
 				return nil, err
 			}
-			return g.wrap(st, location(u.String())), nil
+			return g.wrap(st, u.String(), false)
 		})
 	}
 	return r

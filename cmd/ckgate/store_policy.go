@@ -1,10 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -27,13 +23,17 @@ func storePolicyFlags() []cli.Flag {
 
 const storePolicyHelp = "\n\nThe write is decided by the OPA policies (the defaults plus --policy and --data) for the\n" +
 	"principal --principal of kind --kind (default admin). Under a checkpoint root (a directory\n" +
-	"holding `metadata`) only the job and retention may delete, and log entries (offsets/N,\n" +
-	"commits/N, _spark_metadata/N) are never replaced; an admin breaks glass with --reason, which\n" +
-	"needs --decision-log to record it. A refusal exits 4 and names the rule."
+	"holding a `metadata` entry, or offsets/ or commits/ holding log entries; every root above the\n" +
+	"key counts, and symbolic links are resolved first) only the job and retention may delete, log\n" +
+	"entries (offsets/N, commits/N, sources/S/N, metadata, _spark_metadata/N) are never replaced and\n" +
+	"are created only by the owning query's writer session, and no metadata file is created inside a\n" +
+	"checkpoint. An unconditional put is written with what the decision saw (create-only when the key\n" +
+	"was absent), so a concurrent writer's entry is never replaced (exit 3). An admin breaks glass\n" +
+	"with --reason, which needs --decision-log to record it. A refusal exits 4 and names the rule."
 
 // guardStore returns s with its Put and Delete decided by the policy, for
-// a write of key under raw (the store URL).
-func (e *env) guardStore(c *cli.Context, s gateway.Store, raw, key string) (gateway.Store, func() error, error) {
+// a write under raw (the store URL). The close function is never nil.
+func (e *env) guardStore(c *cli.Context, s gateway.Store, raw string) (gateway.Store, func() error, error) {
 	kind := c.String("kind")
 	if !slices.Contains([]string{policy.KindAdmin, policy.KindHousekeeping, policy.KindRetention, policy.KindJob}, kind) {
 		return nil, nil, usageErrorf(c, "--kind %q: want admin, housekeeping, retention or job", kind)
@@ -43,48 +43,10 @@ func (e *env) guardStore(c *cli.Context, s gateway.Store, raw, key string) (gate
 		return nil, nil, err
 	}
 	p := policy.Principal{ID: principalID(c), Kind: kind, Reason: strings.TrimSpace(c.String("reason"))}
-	base := location(raw)
-	dir, found, facts, err := checkpointRootOf(c.Context, s, key)
+	g, done, err := e.guard(c.Context, c, s, policy.GuardConfig{Engine: eng, Log: log, Principal: p, StoreURL: raw})
 	if err != nil {
 		closeLog()
 		return nil, nil, err
 	}
-	root := "" // no checkpoint holds key
-	switch {
-	case found && dir == "":
-		root = base
-	case found:
-		root = base + "/" + dir
-	}
-	a := policy.NewAuthorizer(eng, p, root, facts, log, policy.WithStoreURL(base), policy.WithExists(s))
-	return gateway.WithAuthorizer(s, a), closeLog, nil
-}
-
-// checkpointRootOf finds the checkpoint root that holds key: the nearest
-// directory above it with a `metadata` file, relative to the store root
-// ("" is the store root itself); found is false when there is none.
-func checkpointRootOf(ctx context.Context, s gateway.Store, key string) (dir string, found bool, facts policy.Facts, err error) {
-	dir = path.Dir(strings.TrimSuffix(key, "/"))
-	for {
-		if dir == "." || dir == "/" {
-			dir = ""
-		}
-		mdKey := path.Join(dir, "metadata")
-		data, _, err := s.Get(ctx, mdKey)
-		switch {
-		case err == nil:
-			id, perr := policy.ParseMetadata(data)
-			if perr != nil {
-				id = "" // a damaged metadata still marks a checkpoint root
-			}
-			return dir, true, policy.Facts{QueryID: id, MetadataQueryID: id}, nil
-		case errors.Is(err, gateway.ErrNotFound), errors.Is(err, gateway.ErrInvalidKey):
-		default:
-			return "", false, policy.Facts{}, fmt.Errorf("look for the checkpoint root of %s: %w", key, err)
-		}
-		if dir == "" {
-			return "", false, policy.Facts{}, nil
-		}
-		dir = path.Dir(dir)
-	}
+	return g, func() error { done(); return closeLog() }, nil
 }

@@ -47,7 +47,7 @@ func (e *env) storePut(c *cli.Context) error {
 	}
 	defer closeIn()
 	return e.withStore(c, raw, func(s gateway.Store) error {
-		s, closeLog, err := e.guardStore(c, s, raw, key)
+		s, closeLog, err := e.guardStore(c, s, raw)
 		if err != nil {
 			return err
 		}

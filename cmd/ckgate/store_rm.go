@@ -36,7 +36,7 @@ func (e *env) storeRm(c *cli.Context) error {
 		cond = gateway.IfMatch(gateway.Version(v))
 	}
 	return e.withStore(c, a[0], func(s gateway.Store) error {
-		s, closeLog, err := e.guardStore(c, s, a[0], a[1])
+		s, closeLog, err := e.guardStore(c, s, a[0])
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,6 @@ deny contains lib.violation("CKG-P004", msg) if {
 	input.action == "delete"
 	not lib.principal_kind in may_delete_under_root
 	some root in lib.checkpoint_roots
-	lib.inside(input.path, root)
-	msg := sprintf("%s may not delete %s: it is under checkpoint root %s", [lib.principal_name, input.path, root])
+	lib.inside(input.location, root)
+	msg := sprintf("%s may not delete %s: it is under checkpoint root %s", [lib.principal_name, input.location, root])
 }

@@ -10,8 +10,12 @@ mutation(action, key, cond, principal) := {
 	"action": action,
 	"key": key,
 	"path": concat("/", [root, key]),
+	"location": concat("/", [root, key]),
 	"root": root,
+	"roots": [root],
+	"scope": root,
 	"cond": cond,
+	"writer_session": principal.kind == "job",
 	"principal": principal,
 	"checkpoint": {"query_id": "q1"},
 }
@@ -21,7 +25,7 @@ ids(d) := {v.id | some v in d.deny}
 # --- CKG-P001 job-outside-root
 
 test_p001_job_put_outside_root_denied if {
-	inp := object.union(mutation("put", "x", "if-absent", job), {"path": "s3://bucket/team/q2/offsets/0"})
+	inp := object.union(mutation("put", "x", "if-absent", job), {"path": "s3://bucket/team/q2/offsets/0", "location": "s3://bucket/team/q2/offsets/0"})
 	d := gateway.decision with input as inp
 	not d.allow
 	ids(d) == {"CKG-P001"}
@@ -29,7 +33,7 @@ test_p001_job_put_outside_root_denied if {
 
 test_p001_job_put_sibling_prefix_denied if {
 	# "team/q10" starts with "team/q1" as a string, not as a path
-	inp := object.union(mutation("put", "x", "if-absent", job), {"path": "s3://bucket/team/q10/state/0"})
+	inp := object.union(mutation("put", "x", "if-absent", job), {"path": "s3://bucket/team/q10/state/0", "location": "s3://bucket/team/q10/state/0"})
 	d := gateway.decision with input as inp
 	"CKG-P001" in ids(d)
 }
@@ -53,7 +57,7 @@ test_p002_job_deletes_commits_denied if {
 }
 
 test_p002_job_deletes_sink_manifest_denied if {
-	inp := object.union(mutation("delete", "x", "none", job), {"path": "s3://bucket/team/q1/out/_spark_metadata/9.compact"})
+	inp := object.union(mutation("delete", "x", "none", job), {"path": "s3://bucket/team/q1/out/_spark_metadata/9.compact", "location": "s3://bucket/team/q1/out/_spark_metadata/9.compact"})
 	d := gateway.decision with input as inp
 	"CKG-P002" in ids(d)
 }
@@ -100,7 +104,7 @@ test_p003_unconditional_put_known_absent_allowed if {
 
 test_p003_applies_to_every_kind if {
 	d := gateway.decision with input as mutation("put", "offsets/3", "if-match", {"id": "r", "kind": "retention"})
-	ids(d) == {"CKG-P003"}
+	"CKG-P003" in ids(d)
 }
 
 test_p003_writer_record_cas_allowed if {
@@ -127,13 +131,13 @@ test_p004_missing_principal_delete_denied if {
 }
 
 test_p004_housekeeping_delete_under_known_root_denied if {
-	inp := object.union(mutation("delete", "x", "none", {"id": "cron", "kind": "housekeeping"}), {"root": "", "path": "s3://bucket/team/q7/commits/1"})
+	inp := object.union(mutation("delete", "x", "none", {"id": "cron", "kind": "housekeeping"}), {"root": "", "roots": [], "path": "s3://bucket/team/q7/commits/1", "location": "s3://bucket/team/q7/commits/1"})
 	d := gateway.decision with input as inp with data.ckgate.queries as [{"query_id": "q7", "root": "s3://bucket/team/q7"}]
 	ids(d) == {"CKG-P004"}
 }
 
 test_p004_housekeeping_delete_outside_roots_allowed if {
-	inp := object.union(mutation("delete", "x", "none", {"id": "cron", "kind": "housekeeping"}), {"path": "s3://bucket/tmp/old.csv"})
+	inp := object.union(mutation("delete", "x", "none", {"id": "cron", "kind": "housekeeping"}), {"path": "s3://bucket/tmp/old.csv", "location": "s3://bucket/tmp/old.csv"})
 	d := gateway.decision with input as inp
 	d.allow
 }
@@ -141,6 +145,107 @@ test_p004_housekeeping_delete_outside_roots_allowed if {
 test_p004_housekeeping_put_allowed if {
 	d := gateway.decision with input as mutation("put", "notes.txt", "none", {"id": "cron", "kind": "housekeeping"})
 	d.allow
+}
+
+# --- every root above the location protects it
+
+outer := "s3://bucket/team"
+
+test_planted_metadata_does_not_move_the_root if {
+	# a metadata planted in offsets/ makes offsets/ a root too; offsets/2
+	# is still a log entry of the outer root
+	inp := object.union(mutation("put", "offsets/2", "none", {"id": "cron", "kind": "housekeeping"}), {"roots": [root, "s3://bucket/team/q1/offsets"], "root": "s3://bucket/team/q1/offsets"})
+	d := gateway.decision with input as inp
+	"CKG-P003" in ids(d)
+	"CKG-P006" in ids(d)
+}
+
+test_delete_under_outer_root_denied if {
+	inp := object.union(mutation("delete", "x", "none", {"id": "cron", "kind": "housekeeping"}), {"roots": [outer], "root": outer, "location": "s3://bucket/team/tmp/x", "path": "s3://bucket/team/tmp/x"})
+	d := gateway.decision with input as inp
+	ids(d) == {"CKG-P004"}
+}
+
+test_log_entry_of_outer_root_protected if {
+	inp := object.union(mutation("delete", "x", "none", job), {"roots": [outer, root], "location": "s3://bucket/team/commits/4", "path": "s3://bucket/team/commits/4"})
+	d := gateway.decision with input as inp
+	"CKG-P002" in ids(d)
+}
+
+# --- CKG-P006 log-entry-creator
+
+test_p006_housekeeping_creates_commit_denied if {
+	d := gateway.decision with input as mutation("put", "commits/2", "if-absent", {"id": "cron", "kind": "housekeeping"})
+	ids(d) == {"CKG-P006"}
+}
+
+test_p006_retention_creates_offsets_denied if {
+	d := gateway.decision with input as mutation("put", "offsets/9", "if-absent", {"id": "r", "kind": "retention"})
+	ids(d) == {"CKG-P006"}
+}
+
+test_p006_job_outside_writer_session_denied if {
+	inp := object.union(mutation("put", "commits/2", "if-absent", job), {"writer_session": false})
+	d := gateway.decision with input as inp
+	ids(d) == {"CKG-P006"}
+}
+
+test_p006_job_session_creates_source_log_allowed if {
+	d := gateway.decision with input as mutation("put", "sources/0/4", "if-absent", job)
+	d.allow
+}
+
+test_p006_housekeeping_creates_metadata_of_root_denied if {
+	d := gateway.decision with input as mutation("put", "metadata", "if-absent", {"id": "cron", "kind": "housekeeping"})
+	"CKG-P006" in ids(d)
+}
+
+test_p006_admin_breaks_glass if {
+	d := gateway.decision with input as mutation("put", "commits/2", "if-absent", admin("INC-7: restore commit"))
+	d.allow
+	d.break_glass
+}
+
+# --- CKG-P007 nested-root-metadata
+
+test_p007_metadata_inside_root_denied if {
+	d := gateway.decision with input as mutation("put", "offsets/metadata", "if-absent", {"id": "cron", "kind": "housekeeping"})
+	ids(d) == {"CKG-P007"}
+}
+
+test_p007_job_metadata_inside_own_root_denied if {
+	d := gateway.decision with input as mutation("put", "sub/metadata", "if-absent", job)
+	ids(d) == {"CKG-P007"}
+}
+
+test_p007_operator_metadata_allowed if {
+	d := gateway.decision with input as mutation("put", "state/0/_metadata/metadata", "if-absent", job)
+	d.allow
+}
+
+# --- CKG-P008 archive-create-only
+
+archiver := {"id": "ckgate-archive", "kind": "archive"}
+
+test_p008_archive_creates_log_entry if {
+	d := gateway.decision with input as mutation("put", "offsets/3", "if-absent", archiver)
+	d.allow
+}
+
+test_p008_archive_overwrite_denied if {
+	d := gateway.decision with input as mutation("put", "state/0/1/1.delta", "none", archiver)
+	ids(d) == {"CKG-P008"}
+}
+
+test_p008_archive_delete_denied if {
+	d := gateway.decision with input as mutation("delete", "notes.txt", "none", archiver)
+	"CKG-P008" in ids(d)
+}
+
+test_p008_archive_outside_scope_denied if {
+	inp := object.union(mutation("put", "x", "if-absent", archiver), {"location": "s3://bucket/team/q2/x", "path": "s3://bucket/team/q2/x", "roots": []})
+	d := gateway.decision with input as inp
+	ids(d) == {"CKG-P008"}
 }
 
 # --- CKG-P005 retention-outside-plan

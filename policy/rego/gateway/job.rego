@@ -6,13 +6,13 @@ import data.ckgate.lib
 deny contains lib.violation("CKG-P001", msg) if {
 	input.principal.kind == "job"
 	input.action in {"put", "delete"}
-	startswith(input.path, lib.root_dir) == false # cheaper than a negation
-	msg := sprintf("%s may %s only inside its checkpoint root %s, not %s", [lib.principal_name, input.action, input.root, input.path])
+	startswith(input.location, lib.scope_dir) == false # cheaper than a negation
+	msg := sprintf("%s may %s only inside its checkpoint root %s, not %s", [lib.principal_name, input.action, input.scope, input.location])
 }
 
 deny contains lib.violation("CKG-P002", msg) if {
 	input.principal.kind == "job"
 	input.action == "delete"
 	lib.is_log_key
-	msg := sprintf("%s may not delete log entry %s of checkpoint %s", [lib.principal_name, input.path, input.root])
+	msg := sprintf("%s may not delete log entry %s of checkpoint %s", [lib.principal_name, input.location, input.root])
 }

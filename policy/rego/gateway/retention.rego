@@ -10,11 +10,11 @@ deny contains lib.violation("CKG-P005", msg) if {
 	input.principal.kind == "retention"
 	input.action == "delete"
 	not in_plan
-	msg := sprintf("%s may not delete %s: no retention plan for %s marks it obsolete", [lib.principal_name, input.path, input.root])
+	msg := sprintf("%s may not delete %s: no retention plan for %s marks it obsolete", [lib.principal_name, input.location, input.scope])
 }
 
-key := lib.rel(input.path, input.root)
+key := lib.rel(input.location, input.scope)
 
 in_plan if input.plan.obsolete[key]
 
-in_plan if data.ckgate.retention.plans[input.root].obsolete[key]
+in_plan if data.ckgate.retention.plans[input.scope].obsolete[key]

@@ -21,13 +21,13 @@ rules := {
 		"name": "job-deletes-log-entry",
 		"severity": "deny",
 		"scope": "gateway",
-		"description": "A job principal never deletes a log entry (offsets/N, commits/N, _spark_metadata/N).",
+		"description": "A job principal never deletes a log entry (offsets/N, commits/N, sources/S/N, metadata, _spark_metadata/N).",
 	},
 	"CKG-P003": {
 		"name": "log-entry-overwrite",
 		"severity": "deny",
 		"scope": "gateway",
-		"description": "No principal overwrites a log entry: a put with condition none or if-match on an existing offsets/N, commits/N or _spark_metadata/N.",
+		"description": "No principal overwrites a log entry: a put with condition none or if-match on an existing offsets/N, commits/N, sources/S/N, metadata or _spark_metadata/N of any checkpoint root above it.",
 	},
 	"CKG-P004": {
 		"name": "delete-under-checkpoint",
@@ -40,6 +40,24 @@ rules := {
 		"severity": "deny",
 		"scope": "gateway",
 		"description": "A retention principal deletes only keys that the supplied retention plan marks obsolete.",
+	},
+	"CKG-P006": {
+		"name": "log-entry-creator",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "Only the owning query's writer session (or an archive copier into a new root) creates log entries: offsets/N, commits/N, sources/S/N, metadata, _spark_metadata/N.",
+	},
+	"CKG-P007": {
+		"name": "nested-root-metadata",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "No principal creates a metadata file inside a checkpoint's tree (other than the root's own and state/<op>/_metadata/metadata): it would start a checkpoint inside a checkpoint.",
+	},
+	"CKG-P008": {
+		"name": "archive-create-only",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "An archive principal only creates (if-absent) inside its destination; it never deletes or overwrites.",
 	},
 	"CKG-P010": {
 		"name": "shared-checkpoint-metadata",

@@ -31,8 +31,13 @@ else := concat("", [trim_suffix(root, "/"), "/"])
 # inside is true when path lies strictly under root.
 inside(path, root) if startswith(path, dir(root))
 
-# root_dir is the input's root with one trailing '/' ("" for no root),
+# scope_dir is the input's scope with one trailing '/' ("" for no scope),
 # spelled out rather than through dir: it is on every decision's path.
+default scope_dir := ""
+
+scope_dir := concat("", [trim_suffix(input.scope, "/"), "/"]) if input.scope != ""
+
+# root_dir is kept for user rules written against the older input.
 default root_dir := ""
 
 root_dir := concat("", [trim_suffix(input.root, "/"), "/"]) if input.root != ""
@@ -63,25 +68,43 @@ log_entry(r) if regex.match(`^(offsets|commits)/[0-9]+$`, r)
 # directory is: .../_spark_metadata/N or .../_spark_metadata/N.compact.
 sink_log_entry(path) if regex.match(`(^|/)_spark_metadata/[0-9]+(\.compact)?$`, path)
 
-# is_log_key is true when the input's key is a log entry of its checkpoint.
-# One rule per log directory, each led by a startswith on a prefix that is
-# constant once the root is known: specialised for a root, the rule index
-# passes over every other key without evaluating the rule.
+# is_log_key is true when the input's location is a log entry of any
+# checkpoint root above it (input.roots, not only the nearest one):
+# offsets/N, commits/N, sources/S/N, the root's metadata; or a file sink's
+# _spark_metadata/N wherever it is. Each rule is led by a startswith on a
+# prefix that is constant once the roots are known: specialised for them,
+# the rule index passes over every other key without evaluating the rule.
 is_log_key if {
-	startswith(input.path, offsets_dir)
-	regex.match(`^[0-9]+$`, substring(input.path, count(offsets_dir), -1))
+	some r in input.roots
+	d := dir(r)
+	startswith(input.location, d)
+	root_log_entry(substring(input.location, count(d), -1))
 }
 
-is_log_key if {
-	startswith(input.path, commits_dir)
-	regex.match(`^[0-9]+$`, substring(input.path, count(commits_dir), -1))
+is_log_key if sink_log_entry(input.location)
+
+# root_log_entry(rel) is true for a log entry's name relative to its root.
+root_log_entry(r) if regex.match(`^(?:(?:offsets|commits)/[0-9]+|sources/[^/]+/[0-9]+(?:\.compact)?|metadata)$`, r)
+
+# is_state_key is true when the location is under a root's state/.
+is_state_key if {
+	some r in input.roots
+	startswith(input.location, concat("", [dir(r), "state/"]))
 }
 
-is_log_key if sink_log_entry(input.path)
-
-offsets_dir := concat("", [root_dir, "offsets/"])
-
-commits_dir := concat("", [root_dir, "commits/"])
+# nested_root_metadata is true for a put of a `metadata` file strictly
+# inside a checkpoint root that is neither that root's own metadata nor an
+# operator's (state/<op>/_metadata/metadata): it would start a root inside
+# a root.
+nested_root_metadata if {
+	endswith(input.location, "/metadata")
+	some r in checkpoint_roots
+	d := dir(r)
+	startswith(input.location, d)
+	rel := substring(input.location, count(d), -1)
+	rel != "metadata"
+	not regex.match(`^state/[^/]+/_metadata/metadata$`, rel)
+}
 
 # known_queries are the query roots ckgate knows: data.ckgate.queries (from
 # --data) and input.known_queries (from the caller), each {query_id, root}.
@@ -89,8 +112,9 @@ known_queries contains q if some q in data.ckgate.queries
 
 known_queries contains q if some q in input.known_queries
 
-# checkpoint_roots are the input's own root and every known query's root.
-checkpoint_roots contains input.root if input.root != ""
+# checkpoint_roots are the roots above the input's location and every
+# known query's root.
+checkpoint_roots contains r if some r in input.roots
 
 checkpoint_roots contains q.root if some q in known_queries
 
