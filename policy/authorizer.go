@@ -77,7 +77,7 @@ type AuthorizerOption func(*Authorizer)
 // location) when the store is not opened at the scope: a key's location is
 // gateway.CanonicalKey(url, key). The default is the scope itself.
 func WithStoreURL(url string) AuthorizerOption {
-	return func(a *Authorizer) { a.base = strings.TrimSuffix(url, "/") }
+	return func(a *Authorizer) { a.base = trimLocation(url) }
 }
 
 // WithPlan supplies the retention plan a retention principal deletes by.
@@ -109,10 +109,7 @@ func WithExists(s gateway.Store) AuthorizerOption {
 // scope (a canonical location, e.g. "s3://bucket/team/q1"), with what is
 // known about that checkpoint, logging every decision to log (nil: none).
 func NewAuthorizer(e *Engine, p Principal, scope string, facts Facts, log *DecisionLog, opts ...AuthorizerOption) *Authorizer {
-	a := &Authorizer{engine: e, log: log, p: p, scope: strings.TrimSuffix(scope, "/"), facts: facts, now: time.Now}
-	if scope == "file:///" {
-		a.scope = scope
-	}
+	a := &Authorizer{engine: e, log: log, p: p, scope: trimLocation(scope), facts: facts, now: time.Now}
 	a.base = a.scope
 	for _, o := range opts {
 		o(a)
@@ -167,6 +164,15 @@ func (a *Authorizer) Authorize(ctx context.Context, c gateway.Call) (gateway.Con
 }
 
 var trueVal, falseVal = true, false
+
+// trimLocation drops a trailing '/' from a location, but for the local
+// disk's root "file:///".
+func trimLocation(loc string) string {
+	if loc == "file:///" {
+		return loc
+	}
+	return strings.TrimSuffix(loc, "/")
+}
 
 // observe looks at what an unconditional put of a log entry would replace
 // and returns the condition that holds what it saw: IfAbsent for an absent

@@ -157,14 +157,13 @@ func splitLocation(loc string) (dir, name string) {
 		return loc, ""
 	}
 	i := strings.LastIndexByte(loc, '/')
+	if scheme == "file" && i == top-1 {
+		return "file:///", loc[i+1:]
+	}
 	if i < top {
 		return loc, ""
 	}
-	dir = loc[:i]
-	if scheme == "file" && i == top-1 {
-		dir = "file:///"
-	}
-	return dir, loc[i+1:]
+	return loc[:i], loc[i+1:]
 }
 
 // operatorMetadataDir reports whether dir is a state operator's metadata

@@ -143,7 +143,41 @@ test_p004_housekeeping_delete_outside_roots_allowed if {
 }
 
 test_p004_housekeeping_put_allowed if {
+	d := gateway.decision with input as mutation("put", "notes.txt", "if-absent", {"id": "cron", "kind": "housekeeping"})
+	d.allow
+}
+
+# --- CKG-P009 replace-under-checkpoint
+
+test_p009_housekeeping_replaces_under_root_denied if {
 	d := gateway.decision with input as mutation("put", "notes.txt", "none", {"id": "cron", "kind": "housekeeping"})
+	ids(d) == {"CKG-P009"}
+}
+
+test_p009_housekeeping_replaces_writer_record_denied if {
+	d := gateway.decision with input as mutation("put", "_ckgate/writer", "if-match", {"id": "cron", "kind": "housekeeping"})
+	ids(d) == {"CKG-P009"}
+}
+
+test_p009_housekeeping_creates_state_denied if {
+	d := gateway.decision with input as mutation("put", "state/0/0/9.delta", "if-absent", {"id": "cron", "kind": "housekeeping"})
+	ids(d) == {"CKG-P009"}
+}
+
+test_p009_job_session_rewrites_state_allowed if {
+	d := gateway.decision with input as mutation("put", "state/0/0/9.delta", "none", job)
+	d.allow
+}
+
+test_p009_job_outside_session_rewrites_state_denied if {
+	inp := object.union(mutation("put", "state/0/0/9.delta", "none", job), {"writer_session": false})
+	d := gateway.decision with input as inp
+	ids(d) == {"CKG-P009"}
+}
+
+test_p009_outside_roots_allowed if {
+	inp := object.union(mutation("put", "x", "none", {"id": "cron", "kind": "housekeeping"}), {"roots": [], "location": "s3://bucket/tmp/x", "path": "s3://bucket/tmp/x"})
+	d := gateway.decision with input as inp
 	d.allow
 }
 
@@ -234,7 +268,7 @@ test_p008_archive_creates_log_entry if {
 
 test_p008_archive_overwrite_denied if {
 	d := gateway.decision with input as mutation("put", "state/0/1/1.delta", "none", archiver)
-	ids(d) == {"CKG-P008"}
+	"CKG-P008" in ids(d)
 }
 
 test_p008_archive_delete_denied if {

@@ -9,16 +9,9 @@ import data.ckgate.lib
 
 deny contains lib.violation("CKG-P003", msg) if {
 	input.action == "put"
-	overwrite # before the key test: most puts are create-only
+	lib.overwrite # before the key test: most puts are create-only
 	lib.is_log_key
 	msg := sprintf("%s may not overwrite log entry %s (condition %s): log entries are create-only", [lib.principal_name, input.location, input.cond])
-}
-
-overwrite if input.cond == "if-match"
-
-overwrite if {
-	input.cond == "none"
-	not input.exists == false
 }
 
 # Only the query that owns a root writes its log entries, through its

@@ -59,6 +59,12 @@ rules := {
 		"scope": "gateway",
 		"description": "An archive principal only creates (if-absent) inside its destination; it never deletes or overwrites.",
 	},
+	"CKG-P009": {
+		"name": "replace-under-checkpoint",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "Under a checkpoint root only the owning query's writer session replaces files (writer record, plan, state) and writes state; everyone else only creates new files there.",
+	},
 	"CKG-P010": {
 		"name": "shared-checkpoint-metadata",
 		"severity": "deny",

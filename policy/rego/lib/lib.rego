@@ -112,6 +112,16 @@ known_queries contains q if some q in data.ckgate.queries
 
 known_queries contains q if some q in input.known_queries
 
+# overwrite is true for a put that may replace an existing object: one with
+# condition if-match, or none unless the caller established that the key
+# is absent (input.exists == false). A create-only put never replaces.
+overwrite if input.cond == "if-match"
+
+overwrite if {
+	input.cond == "none"
+	not input.exists == false
+}
+
 # checkpoint_roots are the roots above the input's location and every
 # known query's root.
 checkpoint_roots contains r if some r in input.roots
