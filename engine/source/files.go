@@ -200,7 +200,10 @@ func (f *files) Read(ctx context.Context, start, end string, emit func(*row.Row)
 	if err != nil {
 		return err
 	}
-	for n := from + 1; n <= to; n++ {
+	for n := from + 1; n <= to; n++ { // to <= checkpoint.MaxBatchID: no overflow
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		entries, err := f.entries(ctx, n)
 		if err != nil {
 			return err
