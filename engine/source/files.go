@@ -241,7 +241,10 @@ func (f *files) readFile(ctx context.Context, key string, emit func(*row.Row) er
 			return fmt.Errorf("%s/%s:%d: %w", f.url, key, line, err)
 		}
 		if err := emit(&r); err != nil {
-			return err
+			return fmt.Errorf("%s/%s:%d: %w", f.url, key, line, err)
+		}
+		if line&0xfff == 0 && ctx.Err() != nil {
+			return ctx.Err()
 		}
 	}
 	if err := sc.Err(); err != nil {
