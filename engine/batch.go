@@ -110,6 +110,9 @@ func (q *Query) RunBatch(ctx context.Context) (Progress, bool, error) {
 				}
 				ts = t
 			}
+			if err := operator.CheckEventTime(ts); err != nil {
+				return fmt.Errorf("%s: %w", tf, err) // the source names the input
+			}
 			maxEvent, minEvent = max(maxEvent, ts), min(minEvent, ts)
 		}
 		if q.where != nil && !q.where.Match(r) {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -315,8 +314,9 @@ func (q *Query) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// latestIDs lists dir and returns the batch ids present (names that parse
-// as numbers), ascending.
+// latestID lists dir and returns the largest batch id present (names of
+// digits only), -1 when none. A name beyond checkpoint.MaxBatchID is an
+// error naming it: no batch can follow it.
 func latestID(ctx context.Context, st gateway.Store, dir string) (int64, error) {
 	latest := int64(-1)
 	for a, err := range st.List(ctx, dir+"/") {
@@ -327,8 +327,11 @@ func latestID(ctx context.Context, st gateway.Store, dir string) (int64, error) 
 		if strings.Contains(name, "/") {
 			continue
 		}
-		n, err := strconv.ParseInt(name, 10, 64)
-		if err != nil || n < 0 {
+		n, err := checkpoint.ParseBatchID(name)
+		if errors.Is(err, checkpoint.ErrBatchRange) {
+			return 0, &CorruptError{Key: a.Key, What: "is named by a " + err.Error(), Next: checkpoint.NextRestore, Err: err}
+		}
+		if err != nil {
 			continue
 		}
 		latest = max(latest, n)

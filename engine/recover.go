@@ -369,6 +369,9 @@ func decodeOffsets(key string, n int64, data []byte) (*logged, error) {
 	}
 	if seq.Metadata != nil {
 		l.wm, l.ts = seq.Metadata.BatchWatermarkMs, seq.Metadata.BatchTimestampMs
+		if err := operator.CheckEventTime(l.wm); err != nil {
+			return nil, fmt.Errorf("%s: %w: batchWatermarkMs: %w", key, ErrCorrupt, err)
+		}
 	}
 	return l, nil
 }
@@ -385,6 +388,9 @@ func (q *Query) readCommit(ctx context.Context, n int64) (*checkpoint.CommitMeta
 	cm, err := checkpoint.DecodeCommit(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	if err := operator.CheckEventTime(cm.NextBatchWatermarkMs); err != nil {
+		return nil, fmt.Errorf("%s: %w: nextBatchWatermarkMs: %w", key, ErrCorrupt, err)
 	}
 	return cm, nil
 }

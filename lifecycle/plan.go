@@ -118,6 +118,21 @@ type Bounds struct {
 	Committed *int64 // C, the latest commit
 	// RetainFrom is R: offsets and commits below it go.
 	RetainFrom *int64
+	// Commits are the batch ids of the listed commits, ascending.
+	Commits []int64
+}
+
+// RetainedCommits returns the listed commits whose state is kept
+// (R-1 … C), ascending. It walks the listed ids, never the numbers between
+// them, so a far-apart pair of commits costs two steps.
+func (b Bounds) RetainedCommits() []int64 {
+	if b.RetainFrom == nil || b.Committed == nil {
+		return nil
+	}
+	from := max(*b.RetainFrom-1, 0)
+	i, _ := slices.BinarySearch(b.Commits, from)
+	j, _ := slices.BinarySearch(b.Commits, *b.Committed+1)
+	return b.Commits[i:j]
 }
 
 func (p Policy) withDefaults() (Policy, error) {
@@ -141,15 +156,25 @@ func (p Policy) withDefaults() (Policy, error) {
 
 // logID parses "offsets/N" or "commits/N".
 func logID(key, dir string) (int64, bool) {
+	id, ok, _ := logIDChecked(key, dir)
+	return id, ok
+}
+
+// logIDChecked is logID with a name beyond checkpoint.MaxBatchID an error
+// naming key.
+func logIDChecked(key, dir string) (int64, bool, error) {
 	rest, ok := strings.CutPrefix(key, dir+"/")
 	if !ok || strings.Contains(rest, "/") {
-		return 0, false
+		return 0, false, nil
 	}
-	id, compact, ok := checkpoint.ParseLogFileName(rest)
-	if !ok || compact {
-		return 0, false
+	id, compact, err := checkpoint.ParseLogName(rest)
+	if errors.Is(err, checkpoint.ErrBatchRange) && !compact {
+		return 0, false, fmt.Errorf("%s: %w", key, err)
 	}
-	return id, true
+	if err != nil || compact {
+		return 0, false, nil
+	}
+	return id, true, nil
 }
 
 // ComputeBounds derives L, C and R from the listing's offsets/ and commits/.
@@ -163,13 +188,17 @@ func ComputeBounds(objs []gateway.Attrs, p Policy) (Bounds, error) {
 	cutoff := p.Now.Add(-p.RetainFor)
 	for _, o := range objs {
 		for _, dir := range []string{checkpoint.OffsetsDir, checkpoint.CommitsDir} {
-			id, ok := logID(o.Key, dir)
+			id, ok, err := logIDChecked(o.Key, dir)
+			if err != nil {
+				return Bounds{}, err
+			}
 			if !ok {
 				continue
 			}
 			ptr := &b.Latest
 			if dir == checkpoint.CommitsDir {
 				ptr = &b.Committed
+				b.Commits = append(b.Commits, id)
 			}
 			if *ptr == nil || id > **ptr {
 				v := id
@@ -184,6 +213,7 @@ func ComputeBounds(objs []gateway.Attrs, p Policy) (Bounds, error) {
 	if top == nil || (b.Committed != nil && *b.Committed > *top) {
 		top = b.Committed
 	}
+	slices.Sort(b.Commits)
 	if top == nil {
 		return b, nil
 	}
@@ -453,11 +483,7 @@ func (pl *planner) stateUID(dir string, fs []stateFile) {
 	}
 	needed := map[string]string{}
 	named := false
-	from := max(*pl.b.RetainFrom-1, 0)
-	for n := from; n <= *c; n++ {
-		if _, ok := pl.objs[checkpoint.CommitKey(n)]; !ok {
-			continue
-		}
+	for _, n := range pl.b.RetainedCommits() {
 		cm := pl.listing.Commits[n]
 		if cm == nil || cm.StateUniqueIDs == nil {
 			keepAll(fmt.Sprintf("commits/%d not decoded or names no state: kept", n))

@@ -94,9 +94,9 @@ func readDeps(ctx context.Context, st gateway.Store, p Policy, l *Listing) error
 	)
 	// The retained commits, read in parallel; one that does not read or
 	// decode is left out (Plan then keeps the state it would name).
-	for n := max(*b.RetainFrom-1, 0); n <= *b.Committed; n++ {
-		if !objs[checkpoint.CommitKey(n)] {
-			continue
+	for _, n := range b.RetainedCommits() {
+		if ctx.Err() != nil {
+			break
 		}
 		sem <- struct{}{}
 		wg.Go(func() {

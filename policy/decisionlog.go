@@ -36,10 +36,12 @@ type DecisionRecord struct {
 // DecisionLog writes decisions as JSON lines. It is safe for concurrent
 // use; a nil *DecisionLog logs nothing.
 type DecisionLog struct {
-	mu  sync.Mutex
-	w   io.Writer
-	now func() time.Time
-	err error
+	mu      sync.Mutex
+	w       io.Writer
+	now     func() time.Time
+	err     error
+	sync    func() error // after each record (a file: fsync); nil: none
+	console bool         // "-": a break glass cannot be recorded here
 }
 
 // NewDecisionLog returns a log writing to w (a file, os.Stderr).
@@ -49,10 +51,15 @@ func NewDecisionLog(w io.Writer) *DecisionLog {
 
 // Record writes r as one JSON line, secrets masked; a zero Time is now and
 // an empty DecisionID a fresh one. The first write error is kept (Err) and
-// returned.
+// returned. A log opened by OpenDecisionLog on a file is fsynced after each
+// record (Record returns once the record is durable); a console log
+// refuses an allowed break glass.
 func (l *DecisionLog) Record(r DecisionRecord) error {
 	if l == nil {
 		return nil
+	}
+	if l.console && r.BreakGlass && r.Result == "allow" {
+		return fmt.Errorf("decision log: %w", errConsoleBreakGlass)
 	}
 	if r.DecisionID == "" {
 		r.DecisionID = gateway.NewWriteID()
@@ -69,7 +76,11 @@ func (l *DecisionLog) Record(r DecisionRecord) error {
 	line = append(line, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, err := l.w.Write(line); err != nil {
+	_, err = l.w.Write(line)
+	if err == nil && l.sync != nil {
+		err = l.sync()
+	}
+	if err != nil {
 		err = fmt.Errorf("decision log: %w", err)
 		if l.err == nil {
 			l.err = err

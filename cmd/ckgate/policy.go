@@ -43,7 +43,7 @@ func policyFlags() []cli.Flag {
 // decisionLogFlag is the --decision-log flag of commands that decide
 // mutations.
 func decisionLogFlag() cli.Flag {
-	return &cli.StringFlag{Name: "decision-log", Usage: "write every policy decision as a JSON line to `FILE` (- for stderr)"}
+	return &cli.StringFlag{Name: "decision-log", Usage: "write every policy decision as a JSON line to `FILE`, a regular file appended to and fsynced per record (- for stderr, which cannot record a break glass)"}
 }
 
 // policyEngine builds the engine from --policy and --data. A policy that
@@ -58,18 +58,11 @@ func (e *env) policyEngine(c *cli.Context) (*policy.Engine, error) {
 
 // decisionLog opens --decision-log; the returned close function is never nil.
 func (e *env) decisionLog(c *cli.Context) (*policy.DecisionLog, func() error, error) {
-	switch name := c.String("decision-log"); name {
-	case "":
-		return nil, func() error { return nil }, nil
-	case "-":
-		return policy.NewDecisionLog(e.stderr), func() error { return nil }, nil
-	default:
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			return nil, nil, &InputError{Err: fmt.Errorf("--decision-log: %w", err)}
-		}
-		return policy.NewDecisionLog(f), f.Close, nil
+	l, closeLog, err := policy.OpenDecisionLog(c.String("decision-log"), e.stderr)
+	if err != nil {
+		return nil, nil, &InputError{Err: fmt.Errorf("--decision-log: %w", err)}
 	}
+	return l, closeLog, nil
 }
 
 // policyAndLog is policyEngine and decisionLog, for the commands whose

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 		// As main does: the first SIGINT or SIGTERM cancels the command.
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		context.AfterFunc(ctx, stop)
+		if os.Getenv(signalsReadyEnv) == "1" {
+			fmt.Fprintln(os.Stderr, signalsReadyMessage) // see TestSIGTERMEndsRetention
+		}
 		code := Run(ctx, Options{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, append([]string{"ckgate"}, os.Args[1:]...))
 		stop()
 		os.Exit(code)

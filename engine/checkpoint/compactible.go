@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ckgate/ckgate/gateway"
@@ -25,14 +25,22 @@ const CompactibleLogMaxVersion = 1
 const DefaultCompactInterval = 10
 
 // ParseLogFileName parses "N" or "N.compact". Names that do not parse are
-// not log files (Spark ignores them: dotfiles, temp files).
+// not log files (Spark ignores them: dotfiles, temp files), and neither are
+// names whose number is beyond MaxBatchID (ParseLogName tells those apart).
 func ParseLogFileName(name string) (id int64, compact, ok bool) {
+	id, compact, err := ParseLogName(name)
+	return id, compact, err == nil
+}
+
+// ParseLogName parses "N" or "N.compact" as ParseLogFileName does; a name
+// whose number is beyond MaxBatchID is ErrBatchRange.
+func ParseLogName(name string) (id int64, compact bool, err error) {
 	base, compact := strings.CutSuffix(name, ".compact")
-	id, err := strconv.ParseInt(base, 10, 64)
-	if err != nil || id < 0 || strings.HasPrefix(base, "+") {
-		return 0, false, false
+	id, err = ParseBatchID(base)
+	if err != nil {
+		return 0, false, err
 	}
-	return id, compact, true
+	return id, compact, nil
 }
 
 // IsCompactionBatch reports whether batch id is a compaction batch.
@@ -144,8 +152,11 @@ func listCompactible(ctx context.Context, st gateway.Store, dir string) (*compac
 		if strings.Contains(name, "/") {
 			continue
 		}
-		id, cmp, ok := ParseLogFileName(name)
-		if !ok {
+		id, cmp, err := ParseLogName(name)
+		if errors.Is(err, ErrBatchRange) {
+			return nil, fmt.Errorf("%s: %w", a.Key, err)
+		}
+		if err != nil {
 			continue
 		}
 		l.files[id] = a.Key

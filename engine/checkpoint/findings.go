@@ -71,6 +71,7 @@ const (
 	FindingSourceLogMissing      = "source-log-missing"
 	FindingPartitionsMismatch    = "partitions-mismatch"
 	FindingSinkAhead             = "sink-ahead"
+	FindingBatchOutOfRange       = "batch-out-of-range"
 )
 
 // findingForError turns the error of reading or decoding key into a
@@ -149,6 +150,8 @@ func nextStep(f Finding) string {
 		return "run with the partition count the checkpoint records (spark.sql.shuffle.partitions in the offsets conf)"
 	case FindingStateNewerThanCommit, FindingStateUncommitted, FindingStateSinglePartition, FindingStatePartitionExtra:
 		return "no action needed: a restart does not read these files; retention may delete them once obsolete"
+	case FindingBatchOutOfRange:
+		return "no Spark or ckgate run can write or resume past this batch id: restore the log from an archive, or start over with `ckgate fresh-start`; do not rename log entries by hand"
 	case FindingSourceLogMissing:
 		return "restore the source log from an archive, or start over with `ckgate fresh-start`"
 	}

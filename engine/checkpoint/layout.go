@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"errors"
 	"path"
 	"strconv"
 	"strings"
@@ -149,6 +150,7 @@ const (
 	entWriter
 	entPlan
 	entCkgateOther
+	entBatchRange // a log file named by a batch id beyond MaxBatchID
 )
 
 // entry is one classified key.
@@ -192,18 +194,26 @@ func classify(a gateway.Attrs) entry {
 		}
 	case OffsetsDir, CommitsDir:
 		if len(segs) == 2 {
-			if id, err := strconv.ParseInt(name, 10, 64); err == nil && id >= 0 && isDigits(name) {
+			id, err := ParseBatchID(name)
+			switch {
+			case err == nil:
 				e.batch = id
 				e.kind = entOffsets
 				if segs[0] == CommitsDir {
 					e.kind = entCommit
 				}
+			case errors.Is(err, ErrBatchRange):
+				e.kind = entBatchRange
 			}
 		}
 	case SourcesDir:
 		if len(segs) == 3 {
-			if id, cmp, ok := ParseLogFileName(name); ok {
+			id, cmp, err := ParseLogName(name)
+			switch {
+			case err == nil:
 				e.kind, e.source, e.batch, e.compact = entSourceLog, segs[1], id, cmp
+			case errors.Is(err, ErrBatchRange):
+				e.kind = entBatchRange
 			}
 		}
 	case StateDir:

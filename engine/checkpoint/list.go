@@ -75,6 +75,7 @@ type index struct {
 	jsonCRC   map[string]*entry
 	temps     []*entry
 	ignored   []*entry
+	badBatch  []*entry // log files named by a batch id beyond MaxBatchID
 	zero      []*entry
 	total     int64
 	count     int
@@ -164,6 +165,8 @@ func (x *index) add(a gateway.Attrs) {
 		x.hadoopCRC[e.target] = p
 	case entTemp:
 		x.temps = append(x.temps, p)
+	case entBatchRange:
+		x.badBatch = append(x.badBatch, p)
 	case entDotfile, entUnknown:
 		x.ignored = append(x.ignored, p)
 	case entWriter:

@@ -14,6 +14,10 @@ func (in *inspector) listingFindings() {
 		in.add(Finding{ID: FindingTempFile, Severity: SeverityWarning, Key: e.Key,
 			Message: fmt.Sprintf("leftover temp file (%d bytes) from an interrupted write; Spark ignores it, retention may delete it", e.Size)})
 	}
+	for _, e := range x.badBatch {
+		in.add(Finding{ID: FindingBatchOutOfRange, Severity: SeverityError, Key: e.Key,
+			Message: fmt.Sprintf("named by a batch id beyond the largest ckgate accepts (%d); not read as a batch", MaxBatchID)})
+	}
 	for _, e := range x.ignored {
 		in.add(Finding{ID: FindingIgnoredFile, Severity: SeverityInfo, Key: e.Key,
 			Message: "not part of the checkpoint layout; ignored"})

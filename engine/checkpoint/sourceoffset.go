@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -102,6 +103,9 @@ func jsonInt(v any) (int64, bool) {
 func DecodeFileSourceOffset(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < -1 || n > MaxBatchID {
+			return 0, fmt.Errorf("%w: %w: file source log offset %d (want -1..%d)", ErrCorrupt, ErrBatchRange, n, MaxBatchID)
+		}
 		return n, nil
 	}
 	m, err := decodeObject(s)
@@ -111,6 +115,9 @@ func DecodeFileSourceOffset(s string) (int64, error) {
 	n, ok := jsonInt(m["logOffset"])
 	if !ok || len(m) != 1 {
 		return 0, corruptf("file source offset is not {\"logOffset\":N}")
+	}
+	if n < -1 || n > MaxBatchID {
+		return 0, fmt.Errorf("%w: %w: file source log offset %d (want -1..%d)", ErrCorrupt, ErrBatchRange, n, MaxBatchID)
 	}
 	return n, nil
 }

@@ -200,7 +200,10 @@ func (f *files) Read(ctx context.Context, start, end string, emit func(*row.Row)
 	if err != nil {
 		return err
 	}
-	for n := from + 1; n <= to; n++ {
+	for n := from + 1; n <= to; n++ { // to <= checkpoint.MaxBatchID: no overflow
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		entries, err := f.entries(ctx, n)
 		if err != nil {
 			return err
@@ -238,7 +241,10 @@ func (f *files) readFile(ctx context.Context, key string, emit func(*row.Row) er
 			return fmt.Errorf("%s/%s:%d: %w", f.url, key, line, err)
 		}
 		if err := emit(&r); err != nil {
-			return err
+			return fmt.Errorf("%s/%s:%d: %w", f.url, key, line, err)
+		}
+		if line&0xfff == 0 && ctx.Err() != nil {
+			return ctx.Err()
 		}
 	}
 	if err := sc.Err(); err != nil {

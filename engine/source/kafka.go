@@ -317,7 +317,7 @@ func (k *kafka) Read(ctx context.Context, start, end string, emit func(*row.Row)
 				return fmt.Errorf("kafka %s partition %d offset %d: %w", k.topic, p, r.Offset, err)
 			}
 			if err := emit(&rw); err != nil {
-				return err
+				return fmt.Errorf("kafka %s partition %d offset %d: %w", k.topic, p, r.Offset, err)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,9 @@ func ParseDuration(s string) (Duration, error) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if n < 0 {
 			return 0, fmt.Errorf("duration %q is negative", s)
+		}
+		if n > math.MaxInt64/int64(time.Millisecond) {
+			return 0, fmt.Errorf("duration %q ms is longer than %s", s, time.Duration(math.MaxInt64))
 		}
 		return Duration(time.Duration(n) * time.Millisecond), nil
 	}

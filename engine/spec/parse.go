@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -189,6 +190,12 @@ func walk(n *yaml.Node, path string, t reflect.Type, lines map[int]string) error
 	default:
 		if n.Kind != yaml.ScalarNode {
 			return &Error{Field: path, Line: n.Line, Msg: fmt.Sprintf("want a %s, not a %s", kindName(t), nodeKind(n))}
+		}
+		if t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32 {
+			var f float64
+			if n.Decode(&f) == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				return &Error{Field: path, Line: n.Line, Msg: fmt.Sprintf("%s: want a finite number", n.Value)}
+			}
 		}
 	}
 	return nil

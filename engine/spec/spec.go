@@ -154,6 +154,9 @@ const (
 	DefaultSnapshotEvery    = 1000
 	DefaultSnapshotRatio    = 2.5
 	DefaultInterval         = time.Second
+	// MaxRowsPerSecond bounds a rate source, so that its row arithmetic
+	// (rows = elapsed ms × rate / 1000) cannot overflow.
+	MaxRowsPerSecond = 10_000_000
 )
 
 // Stateful reports whether the operator keeps state.

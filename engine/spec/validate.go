@@ -73,8 +73,8 @@ func (s *Spec) validate() error {
 	switch {
 	case s.State.SnapshotRatio == 0:
 		s.State.SnapshotRatio = DefaultSnapshotRatio
-	case s.State.SnapshotRatio < 0 || s.State.SnapshotRatio > 1000:
-		return bad("state.snapshot_ratio", "%v: want 0 to 1000", s.State.SnapshotRatio)
+	case !(s.State.SnapshotRatio > 0 && s.State.SnapshotRatio <= 1000): // NaN too
+		return bad("state.snapshot_ratio", "%v: want a finite number from 0 to 1000", s.State.SnapshotRatio)
 	}
 	return nil
 }
@@ -124,6 +124,9 @@ func (s *Source) validate() error {
 	case SourceRate:
 		if s.RowsPerSecond <= 0 {
 			return bad("source.rows_per_second", "required by a rate source: a positive number")
+		}
+		if s.RowsPerSecond > MaxRowsPerSecond {
+			return bad("source.rows_per_second", "%d: want at most %d", s.RowsPerSecond, MaxRowsPerSecond)
 		}
 		if s.Keys < 0 {
 			return bad("source.keys", "%d: want 0 (no key column) or more", s.Keys)

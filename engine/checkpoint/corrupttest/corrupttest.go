@@ -129,6 +129,18 @@ func Cases(clean Files) []Case {
 		add("commits-ahead-of-offsets", ahead, true, func(f Files) { f[ahead] = bytes.Clone(f[checkpoint.CommitKey(C)]) },
 			checkpoint.FindingCommitsAhead)
 	}
+	// a log entry named by a batch id no batch can follow (math.MaxInt64)
+	for _, dir := range []string{checkpoint.OffsetsDir, checkpoint.CommitsDir} {
+		src := checkpoint.OffsetsKey(L)
+		if dir == checkpoint.CommitsDir {
+			if C < 0 {
+				continue
+			}
+			src = checkpoint.CommitKey(C)
+		}
+		k := dir + "/9223372036854775807"
+		add(dir+"-batch-id-out-of-range", k, true, func(f Files) { f[k] = bytes.Clone(f[src]) }, checkpoint.FindingBatchOutOfRange)
+	}
 	if L > 0 && clean[checkpoint.OffsetsKey(L-1)] != nil {
 		k := checkpoint.OffsetsKey(L - 1)
 		add("offsets-previous-missing", k, true, func(f Files) { delete(f, k) }, checkpoint.FindingOffsetsGapLatest)
