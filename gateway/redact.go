@@ -107,10 +107,16 @@ var (
 // text before it (left to the prose rules), red the redacted rest. ok is
 // false for a word of plain text.
 func redactWord(w string) (pre, red string, ok bool) {
+	if !strings.ContainsAny(w, ":?=#") {
+		return "", "", false
+	}
 	start := -1
-	if loc := schemeStart.FindStringIndex(w); loc != nil && !strings.ContainsAny(w[:loc[0]], "?&;#") {
-		start = loc[0]
-	} else if opaqueScheme.MatchString(w) && strings.ContainsAny(w, "?#") {
+	if strings.Contains(w, "://") {
+		if loc := schemeStart.FindStringIndex(w); loc != nil && !strings.ContainsAny(w[:loc[0]], "?&;#") {
+			start = loc[0]
+		}
+	}
+	if start < 0 && strings.ContainsAny(w, "?#") && opaqueScheme.MatchString(w) {
 		start = 0 // scheme:opaque?query#fragment
 	}
 	if start >= 0 {
@@ -273,14 +279,38 @@ var (
 	bearer       = regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}`)
 )
 
+// Words the text rules look for (lower case), a cheap test before the
+// expressions.
+var (
+	assignMarkers = []string{"secret", "token", "passw", "credential", "accountkey", "key", "signature"}
+	shortMarkers  = []string{"code", "auth", "pwd", "jwt", "sig", "sas"}
+)
+
 // redactProse applies the rules for text that is not a URL or query.
 func redactProse(s string) string {
-	if !strings.ContainsAny(s, "=:") && !strings.Contains(strings.ToLower(s), "bearer") {
+	if !strings.ContainsAny(s, "=:") && !strings.Contains(s, "earer") && !strings.Contains(s, "EARER") {
 		return s
 	}
-	s = secretAssign.ReplaceAllString(s, "${1}${2}"+Redacted)
-	s = secretShort.ReplaceAllString(s, "${1}${2}${3}"+Redacted)
-	return bearer.ReplaceAllString(s, "${1}"+Redacted)
+	lower := strings.ToLower(s)
+	if containsAny(lower, assignMarkers) {
+		s = secretAssign.ReplaceAllString(s, "${1}${2}"+Redacted)
+	}
+	if strings.IndexByte(s, '=') >= 0 && containsAny(lower, shortMarkers) {
+		s = secretShort.ReplaceAllString(s, "${1}${2}${3}"+Redacted)
+	}
+	if strings.Contains(lower, "bearer") {
+		s = bearer.ReplaceAllString(s, "${1}"+Redacted)
+	}
+	return s
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // Token shapes hidden anywhere, URLs included.
@@ -291,12 +321,35 @@ var (
 )
 
 func tokens(s string) string {
-	if len(s) < 20 {
+	if len(s) < 16 {
 		return s
 	}
-	s = accessKeyID.ReplaceAllStringFunc(s, MaskID)
-	s = jwt.ReplaceAllString(s, Redacted)
-	return googleToken.ReplaceAllString(s, Redacted)
+	if upperRun(s, 20) {
+		s = accessKeyID.ReplaceAllStringFunc(s, MaskID)
+	}
+	if strings.Contains(s, "eyJ") {
+		s = jwt.ReplaceAllString(s, Redacted)
+	}
+	if strings.Contains(s, "ya29.") {
+		s = googleToken.ReplaceAllString(s, Redacted)
+	}
+	return s
+}
+
+// upperRun reports whether s has n upper-case letters and digits in a row
+// (the shape of an access key id), a cheap test before the expression.
+func upperRun(s string, n int) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			if run++; run >= n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 // MaskID returns an identifier that is not a secret but should not be

@@ -133,3 +133,17 @@ func TestParseURLErrorHidesSecrets(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkRedact(b *testing.B) {
+	for name, s := range map[string]string{
+		"key":     "state/0/1/12.delta.0f3a9c",
+		"url":     "s3://bucket/ck?region=eu-west-1&endpoint=http://127.0.0.1:9000&path_style=true",
+		"message": `Post "https://f.azurewebsites.net/api/h?code=abcdefgh&x=1#access_token=zzz": dial tcp 127.0.0.1:1: connect: connection refused`,
+	} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				gateway.Redact(s)
+			}
+		})
+	}
+}
