@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -163,7 +164,9 @@ func firstLine(s string) string {
 // flags and the environment) and the access key ids (to their last 4
 // characters), then redacts the rest with gateway.Redact (URL user info,
 // fragments and query values, tokens in text).
+// It is safe for concurrent use (probes run in parallel).
 type redactor struct {
+	mu      sync.Mutex
 	secrets []string
 	ids     []string
 }
@@ -171,6 +174,8 @@ type redactor struct {
 // add registers a secret; short values are ignored (they would mask
 // ordinary words).
 func (r *redactor) add(secrets ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, s := range secrets {
 		s = strings.TrimPrefix(strings.TrimSpace(s), "?")
 		if len(s) >= 8 {
@@ -182,6 +187,8 @@ func (r *redactor) add(secrets ...string) {
 // addID registers an identifier shown only as gateway.MaskID shows it (an
 // access key id).
 func (r *redactor) addID(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if len(id) >= 4 && !slices.Contains(r.ids, id) {
 		r.ids = append(r.ids, id)
 	}
@@ -190,6 +197,8 @@ func (r *redactor) addID(id string) {
 // clean returns msg with every registered secret and id masked, then
 // redacted.
 func (r *redactor) clean(msg string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, s := range r.secrets {
 		msg = strings.ReplaceAll(msg, s, gateway.Redacted)
 	}
