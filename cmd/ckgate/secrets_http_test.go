@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -74,5 +76,46 @@ func TestHTTPSinkURLSecretsNeverStored(t *testing.T) {
 	}
 	for _, h := range lc.hits {
 		t.Error(h)
+	}
+}
+
+// TestHTTPSinkOldPlanRewrittenByRun: a checkpoint whose plan.json was
+// written before the allowlist redactor (its http sink URL keeps code=,
+// no URL hash) restarts through the CLI's guard, and the run writes the
+// plan again without the secret.
+func TestHTTPSinkOldPlanRewrittenByRun(t *testing.T) {
+	in, out := t.TempDir(), t.TempDir()
+	var status atomic.Int32
+	status.Store(http.StatusNoContent)
+	base := hookReceiver(t, &status, "")
+	code := secret("OLDCODE")
+	spec := secretsSpec(t, in, "hook", fmt.Sprintf("sink: {kind: http, url: '%s/api/hook?code=%s', batch_size: 50, timeout: 5s}", base, code))
+	ck := filepath.Join(out, "ck")
+	ckgate(t, Options{}, "", "run", "--checkpoint", ck, "--batches", "1", spec).want(t, 0)
+	planFile := filepath.Join(ck, "_ckgate", "plan.json")
+	data, err := os.ReadFile(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	p["sink"] = map[string]string{"kind": "http", "url": base + "/api/hook?code=" + code}
+	old, _ := json.MarshalIndent(p, "", "  ")
+	if err := os.WriteFile(planFile, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := ckgate(t, Options{}, "", "run", "--checkpoint", ck, "--available-now", spec)
+	r.want(t, 0)
+	if strings.Contains(r.stdout+r.stderr, code) {
+		t.Error("the restart shows the old plan's secret")
+	}
+	data, err = os.ReadFile(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), code) || !strings.Contains(string(data), "url_sha256") {
+		t.Errorf("plan.json was not written again without the secret:\n%s", data)
 	}
 }
