@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/sink"
 	"github.com/ckgate/ckgate/engine/spec"
 	"github.com/ckgate/ckgate/gateway"
 )
@@ -77,16 +78,19 @@ func (p Plan) encode() []byte {
 }
 
 // checkPlan writes the plan on the first run, or compares it with the
-// recorded one. It returns the partitions to use.
+// recorded one. It returns the partitions to use. A recorded plan in an
+// older form (a sink URL redacted by the old list of names, so that it may
+// still hold a secret, and no URL hash) is written again in the current
+// form, compare-and-swap.
 func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (Plan, error) {
-	data, _, err := cp.Get(ctx, PlanKey)
+	data, v, err := cp.Get(ctx, PlanKey)
 	if errors.Is(err, gateway.ErrNotFound) {
 		if _, err := cp.Put(ctx, PlanKey, want.encode(), gateway.IfAbsent()); err != nil && !errors.Is(err, gateway.ErrExists) {
 			return Plan{}, fmt.Errorf("write %s: %w", PlanKey, err)
 		} else if err == nil {
 			return want, nil
 		}
-		data, _, err = cp.Get(ctx, PlanKey)
+		data, v, err = cp.Get(ctx, PlanKey)
 	}
 	if err != nil {
 		return Plan{}, fmt.Errorf("read %s: %w", PlanKey, err)
@@ -103,9 +107,13 @@ func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (Plan, error) {
 		return Plan{}, fmt.Errorf("%s: %w: the source differs: the checkpoint was written for %s, the spec reads %s",
 			PlanKey, ErrIncompatible, describe(got.Source), describe(want.Source))
 	}
-	if !maps.Equal(got.Sink, want.Sink) {
-		return Plan{}, fmt.Errorf("%s: %w: the sink differs: the checkpoint was written for %s, the spec writes %s",
-			PlanKey, ErrIncompatible, describe(got.Sink), describe(want.Sink))
+	if !sink.SameIdentity(got.Sink, want.Sink) {
+		hidden := ""
+		if sink.HiddenChange(got.Sink, want.Sink) {
+			hidden = " (the same URL but for a hidden part: user info, a query value or the fragment, which the plan records as a SHA-256; a rotated key counts too)"
+		}
+		return Plan{}, fmt.Errorf("%s: %w: the sink differs: the checkpoint was written for %s, the spec writes %s%s",
+			PlanKey, ErrIncompatible, describe(got.Sink), describe(want.Sink), hidden)
 	}
 	if got.Fingerprint != want.Fingerprint {
 		return Plan{}, fmt.Errorf("%s: %w: the stateful plan changed (%s); Spark's rule: no change to stateful operators between restarts",
@@ -114,13 +122,24 @@ func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (Plan, error) {
 	if got.Partitions <= 0 {
 		return Plan{}, fmt.Errorf("%s: %w: partitions %d", PlanKey, ErrCorrupt, got.Partitions)
 	}
+	if sink.Stale(got.Sink, want.Sink) {
+		got.Sink = want.Sink
+		if _, err := cp.Put(ctx, PlanKey, got.encode(), gateway.IfMatch(v)); err != nil {
+			return Plan{}, fmt.Errorf("write %s again without secrets: %w", PlanKey, err)
+		}
+	}
 	return got, nil
 }
 
+// describe names an identity for messages and progress events: redacted
+// (a plan written before the allowlist redactor may hold a secret), and
+// without the URL hash.
 func describe(m map[string]string) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, k+"="+m[k])
+		if k != sink.URLHashKey {
+			parts = append(parts, k+"="+gateway.Redact(m[k]))
+		}
 	}
 	return "{" + strings.Join(parts, " ") + "}"
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -86,58 +85,4 @@ func (r *Registry) Open(ctx context.Context, raw string) (Store, error) {
 // Open opens raw through reg.
 func Open(ctx context.Context, reg *Registry, raw string) (Store, error) {
 	return reg.Open(ctx, raw)
-}
-
-// secretParams are query parameters whose values are never printed.
-var secretParams = []string{"sig", "secret", "key", "token", "password", "sas", "credential"}
-
-// userInfoText and secretParamText find user info and secret-looking
-// parameters in text that does not parse as a URL.
-var (
-	userInfoText    = regexp.MustCompile(`(://)[^/?#@\s]*@`)
-	secretParamText = regexp.MustCompile(`(?i)([?&;][^=&;#\s]*(?:` + strings.Join(secretParams, "|") + `)[^=&;#\s]*=)[^&;#\s]*`)
-)
-
-// Redact returns raw with user info and secret-looking query values masked,
-// and the user info of URLs inside query values (?endpoint=http://u:p@h),
-// for error messages and logs. A URL with nothing to mask is returned as
-// it is.
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		// Not a URL: mask what looks like user info or a secret parameter.
-		raw = userInfoText.ReplaceAllString(raw, "${1}REDACTED@")
-		return secretParamText.ReplaceAllString(raw, "${1}REDACTED")
-	}
-	if u.User == nil && u.RawQuery == "" {
-		return raw
-	}
-	changed := false
-	if u.User != nil {
-		u.User = url.User("REDACTED")
-		changed = true
-	}
-	q := u.Query()
-	for name, vals := range q {
-		lower := strings.ToLower(name)
-		secret := false
-		for _, s := range secretParams {
-			if strings.Contains(lower, s) {
-				secret = true
-			}
-		}
-		for i, v := range vals {
-			if secret {
-				vals[i], changed = "REDACTED", true
-			} else if eu, err := url.Parse(v); err == nil && eu.User != nil {
-				eu.User = url.User("REDACTED")
-				vals[i], changed = eu.String(), true
-			}
-		}
-	}
-	if !changed {
-		return raw
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
 }

@@ -321,20 +321,37 @@ func TestDecisionLogWriteErrorKept(t *testing.T) {
 	}
 }
 
-func TestMask(t *testing.T) {
+// TestDecisionLogMasks: every text field of a decision record is written
+// redacted (gateway.Redact): URL user info and query values, key ids,
+// tokens, account keys.
+func TestDecisionLogMasks(t *testing.T) {
 	for in, want := range map[string]string{
-		"":                                 "",
 		"offsets/0":                        "offsets/0",
-		"AKIAIOSFODNN7EXAMPLE":             "REDACTED",
-		"az://acct/c/p?sig=abc%2F&se=2030": "az://acct/c/p?sig=REDACTED&se=2030",
+		"AKIAIOSFODNN7EXAMPLE":             "****MPLE",
+		"az://acct/c/p?sig=abc%2F&se=2030": "az://acct/c/p?sig=REDACTED&se=REDACTED",
+		"https://f.example/api?code=abc":   "https://f.example/api?code=REDACTED",
 		"s3://user:pass@host/b":            "s3://REDACTED@host/b",
 		"password = hunter2 ok":            "password = REDACTED ok",
 		"Bearer eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4f":                 "Bearer REDACTED",
 		"ya29.a0AfH6SMBxxxxxxxxxxxx":                                                   "REDACTED",
 		"AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq==;": "AccountKey=REDACTED;",
 	} {
-		if got := policy.Mask(in); got != want {
-			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
+		var buf bytes.Buffer
+		l := policy.NewDecisionLog(&buf)
+		r := policy.DecisionRecord{Action: "put", Result: "deny", Principal: policy.Principal{ID: in, Reason: in},
+			Key: in, Path: in, Root: in, Reason: in, Error: in, Messages: []string{in}}
+		if err := l.Record(r); err != nil {
+			t.Fatal(err)
+		}
+		var got policy.DecisionRecord
+		if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		for field, v := range map[string]string{"principal.id": got.Principal.ID, "principal.reason": got.Principal.Reason,
+			"key": got.Key, "path": got.Path, "root": got.Root, "reason": got.Reason, "error": got.Error, "message": got.Messages[0]} {
+			if v != want {
+				t.Errorf("%s of %q logged as %q, want %q", field, in, v, want)
+			}
 		}
 	}
 }

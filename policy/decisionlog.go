@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
-	"strings"
 	"sync"
 	"time"
 
@@ -100,48 +98,16 @@ func (l *DecisionLog) Err() error {
 	return l.err
 }
 
+// mask redacts every text field with gateway.Redact.
 func (r *DecisionRecord) mask() {
-	r.Principal.ID = Mask(r.Principal.ID)
-	r.Principal.Reason = Mask(r.Principal.Reason)
-	r.Key = Mask(r.Key)
-	r.Path = Mask(r.Path)
-	r.Root = Mask(r.Root)
-	r.Reason = Mask(r.Reason)
-	r.Error = Mask(r.Error)
+	r.Principal.ID = gateway.Redact(r.Principal.ID)
+	r.Principal.Reason = gateway.Redact(r.Principal.Reason)
+	r.Key = gateway.Redact(r.Key)
+	r.Path = gateway.Redact(r.Path)
+	r.Root = gateway.Redact(r.Root)
+	r.Reason = gateway.Redact(r.Reason)
+	r.Error = gateway.Redact(r.Error)
 	for i, m := range r.Messages {
-		r.Messages[i] = Mask(m)
+		r.Messages[i] = gateway.Redact(m)
 	}
-}
-
-var secretPatterns = []*regexp.Regexp{
-	// AWS access key ids.
-	regexp.MustCompile(`\b(?:AKIA|ASIA|AROA|AIDA)[0-9A-Z]{16}\b`),
-	// JSON web tokens (OAuth access tokens, Azure AD tokens).
-	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
-	// Google OAuth access tokens.
-	regexp.MustCompile(`\bya29\.[A-Za-z0-9_-]{10,}`),
-}
-
-// secretAssign matches name=value pairs whose name looks secret (SAS
-// signatures, tokens, passwords, account keys), in URLs and free text.
-var secretAssign = regexp.MustCompile(`(?i)\b([a-z0-9_-]*(?:sig|secret|token|password|passwd|credential|accountkey|access_key|apikey|api_key|sas)[a-z0-9_-]*)(\s*[=:]\s*)("[^"]*"|[^\s&;,"]+)`)
-
-// userinfo matches credentials in a URL's user info.
-var userinfo = regexp.MustCompile(`(://)[^/@\s]+@`)
-
-// Mask replaces what looks like a secret in s with REDACTED: URL user
-// info, secret-looking query parameters and name=value pairs, access key
-// ids and bearer tokens.
-func Mask(s string) string {
-	if s == "" {
-		return s
-	}
-	if strings.Contains(s, "://") {
-		s = userinfo.ReplaceAllString(s, "${1}REDACTED@")
-	}
-	s = secretAssign.ReplaceAllString(s, "${1}${2}REDACTED")
-	for _, re := range secretPatterns {
-		s = re.ReplaceAllString(s, "REDACTED")
-	}
-	return s
 }

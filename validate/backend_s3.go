@@ -85,7 +85,8 @@ func openS3(ctx context.Context, u *url.URL, id Identity, red *redactor) (*backe
 	b.store = st
 	b.closers = append(b.closers, st.Close)
 
-	t := &s3Target{client: client, opts: opts, bucket: st.Bucket()}
+	red.add(id.AWSExternalID)
+	t := &s3Target{client: client, opts: opts, bucket: st.Bucket(), red: red}
 	ep, err := opts.EndpointResolverV2.ResolveEndpoint(ctx, s3.EndpointParameters{
 		Bucket:         aws.String(t.bucket),
 		Region:         aws.String(opts.Region),
@@ -108,7 +109,8 @@ type s3Target struct {
 	client *s3.Client
 	opts   s3.Options
 	bucket string
-	keyID  string // the access key id credentials found
+	keyID  string // the access key id credentials found: shown masked (gateway.MaskID)
+	red    *redactor
 }
 
 // s3Sources names the SDK's credential providers for people.
@@ -147,9 +149,10 @@ func (t *s3Target) credentials(ctx context.Context) outcome {
 		return failErr("no credentials from the AWS chain (environment, profile, web identity, container, instance role)", err)
 	}
 	t.keyID = creds.AccessKeyID
+	t.red.addID(t.keyID)
 	msg := s3Source(creds.Source)
 	if creds.AccessKeyID != "" {
-		msg += ", access key " + creds.AccessKeyID
+		msg += ", access key " + gateway.MaskID(creds.AccessKeyID)
 	}
 	if creds.SessionToken != "" {
 		msg += ", temporary"
@@ -211,9 +214,9 @@ func (t *s3Target) identify(ctx context.Context) identity {
 			info.code != "AccessDenied":
 			// AWS refused the credentials themselves (InvalidClientTokenId,
 			// SignatureDoesNotMatch, ExpiredToken): the store will too.
-			id.outcome = failErr("STS refused the credentials of access key "+t.keyID, err)
+			id.outcome = failErr("STS refused the credentials of access key "+gateway.MaskID(t.keyID), err)
 		default:
-			id.outcome = unknownErr("no identity from "+where+"; the store sees access key "+t.keyID, err)
+			id.outcome = unknownErr("no identity from "+where+"; the store sees access key "+gateway.MaskID(t.keyID), err)
 		}
 		return id
 	}
@@ -222,7 +225,7 @@ func (t *s3Target) identify(ctx context.Context) identity {
 	if role := roleOfAssumedRole(arn); role != "" {
 		id.aliases = append(id.aliases, role)
 	}
-	id.outcome = passf(fmt.Sprintf("%s (account %s, user id %s, access key %s)", arn, aws.ToString(out.Account), aws.ToString(out.UserId), t.keyID))
+	id.outcome = passf(fmt.Sprintf("%s (account %s, user id %s, access key %s)", arn, aws.ToString(out.Account), aws.ToString(out.UserId), gateway.MaskID(t.keyID)))
 	return id
 }
 

@@ -7,8 +7,10 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -157,15 +159,23 @@ func firstLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// redactor masks secret values (SAS signatures, keys, connection strings,
-// tokens) in every message a report carries.
+// redactor masks, in every message a report carries, the secret values
+// registered at run time (SAS tokens, account keys, connection strings from
+// flags and the environment) and the access key ids (to their last 4
+// characters), then redacts the rest with gateway.Redact (URL user info,
+// fragments and query values, tokens in text).
+// It is safe for concurrent use (probes run in parallel).
 type redactor struct {
+	mu      sync.Mutex
 	secrets []string
+	ids     []string
 }
 
 // add registers a secret; short values are ignored (they would mask
 // ordinary words).
 func (r *redactor) add(secrets ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, s := range secrets {
 		s = strings.TrimPrefix(strings.TrimSpace(s), "?")
 		if len(s) >= 8 {
@@ -174,35 +184,28 @@ func (r *redactor) add(secrets ...string) {
 	}
 }
 
-// secretParam matches query parameters whose values are secrets.
-var secretParams = []string{"sig=", "signature=", "x-amz-signature=", "x-amz-security-token=", "accountkey=", "sharedaccesssignature=", "access_token="}
+// addID registers an identifier shown only as gateway.MaskID shows it (an
+// access key id).
+func (r *redactor) addID(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(id) >= 4 && !slices.Contains(r.ids, id) {
+		r.ids = append(r.ids, id)
+	}
+}
 
-// clean returns msg with every registered secret and every secret-looking
-// query or connection-string value masked.
+// clean returns msg with every registered secret and id masked, then
+// redacted.
 func (r *redactor) clean(msg string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, s := range r.secrets {
-		msg = strings.ReplaceAll(msg, s, "REDACTED")
+		msg = strings.ReplaceAll(msg, s, gateway.Redacted)
 	}
-	lower := strings.ToLower(msg)
-	for _, p := range secretParams {
-		for start := 0; ; {
-			i := strings.Index(lower[start:], p)
-			if i < 0 {
-				break
-			}
-			i += start + len(p)
-			j := i
-			for j < len(msg) && !strings.ContainsRune("&; \t\"'", rune(msg[j])) {
-				j++
-			}
-			if j > i && msg[i:j] != "REDACTED" {
-				msg = msg[:i] + "REDACTED" + msg[j:]
-				lower = strings.ToLower(msg)
-			}
-			start = i
-		}
+	for _, id := range r.ids {
+		msg = strings.ReplaceAll(msg, id, gateway.MaskID(id))
 	}
-	return msg
+	return gateway.Redact(msg)
 }
 
 // containerKind classifies an error of a bucket- or container-level request

@@ -22,12 +22,17 @@ import (
 func TestRedactor(t *testing.T) {
 	r := &redactor{}
 	r.add("?sv=2024&sp=rl&sig=SECRETSIGNATURE%2B%3D", "AccountKey=abc;", "short")
+	r.addID("AKIAIOSFODNN7EXAMPLE")
+	r.addID("CKGATEAKIDABCDEFGHIJ")
 	for _, tc := range []struct{ in, want string }{
 		{"token sv=2024&sp=rl&sig=SECRETSIGNATURE%2B%3D here", "token REDACTED here"},
-		{"GET http://h/c?sp=r&sig=OTHERSIG&se=x", "GET http://h/c?sp=r&sig=REDACTED&se=x"},
+		{"GET http://h/c?sp=r&sig=OTHERSIG&se=x", "GET http://h/c?sp=REDACTED&sig=REDACTED&se=REDACTED"},
 		{"DefaultEndpointsProtocol=http;AccountName=a;AccountKey=KEYKEYKEY==;", "DefaultEndpointsProtocol=http;AccountName=a;AccountKey=REDACTED;"},
 		{"a short word stays", "a short word stays"},
 		{"X-Amz-Signature=abcdef&X-Amz-Security-Token=tok", "X-Amz-Signature=REDACTED&X-Amz-Security-Token=REDACTED"},
+		{"https://h/hook?code=FUNCKEY&x=1#access_token=TOK", "https://h/hook?code=REDACTED&x=REDACTED#REDACTED"},
+		{"the store sees CKGATEAKIDABCDEFGHIJ, not the expected CKGATEAKIDABCDEFGHIJ", "the store sees ****GHIJ, not the expected ****GHIJ"},
+		{"access key AKIAIOSFODNN7EXAMPLE", "access key ****MPLE"},
 	} {
 		if got := r.clean(tc.in); got != tc.want {
 			t.Errorf("clean(%q) = %q, want %q", tc.in, got, tc.want)

@@ -194,7 +194,23 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 	default:
 		return nil, &UsageError{Command: "ckgate", Err: fmt.Errorf("--log-level %q: want off, debug, info, warn or error", level)}
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l, ReplaceAttr: redactAttr})), nil
+}
+
+// redactAttr redacts every text a log line carries (gateway.Redact): call
+// sites redact the URLs they log, and this catches what they miss.
+func redactAttr(_ []string, a slog.Attr) slog.Attr {
+	switch v := a.Value.Resolve(); {
+	case v.Kind() == slog.KindString:
+		a.Value = slog.StringValue(gateway.Redact(v.String()))
+	case v.Kind() == slog.KindAny:
+		if err, ok := v.Any().(error); ok {
+			a.Value = slog.StringValue(gateway.Redact(err.Error()))
+		} else if s, ok := v.Any().(fmt.Stringer); ok {
+			a.Value = slog.StringValue(gateway.Redact(s.String()))
+		}
+	}
+	return a
 }
 
 // Run runs the CLI with args (args[0] is the program name), prints an error
@@ -218,7 +234,7 @@ func report(w io.Writer, err error) {
 	if err == nil {
 		return
 	}
-	fmt.Fprintf(w, "ckgate: %s\n", err)
+	fmt.Fprintf(w, "ckgate: %s\n", gateway.Redact(err.Error()))
 	var ue *UsageError
 	if errors.As(err, &ue) && ue.Command != "" {
 		fmt.Fprintf(w, "Run '%s --help' for usage.\n", ue.Command)

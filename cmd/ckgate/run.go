@@ -115,13 +115,13 @@ func (e *env) run(c *cli.Context) error {
 	// directory: a refused run leaves nothing behind.
 	if u, _ := gateway.ParseURL(ckURL); u != nil && u.Scheme == "file" {
 		if err := gateway.MakeBucket(ctx, cp); err != nil {
-			return fmt.Errorf("checkpoint %s: %w", ckURL, err)
+			return fmt.Errorf("checkpoint %s: %w", gateway.Redact(ckURL), err)
 		}
 	}
 	so := gateway.SessionOptions{Principal: principal(), TakeOver: gateway.Wait, Logger: e.log,
 		OnWait: func(owner gateway.WriterRecord, until time.Time) {
 			fmt.Fprintf(e.stderr, "ckgate: checkpoint %s is held by %s (epoch %d, last heartbeat %s); waiting until its lease expires at %s\n",
-				ckURL, owner.Owner, owner.Epoch, owner.Heartbeat.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339))
+				gateway.Redact(ckURL), owner.Owner, owner.Epoch, owner.Heartbeat.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339))
 		}}
 	if c.Bool("force") {
 		so.TakeOver = gateway.Force
@@ -134,7 +134,7 @@ func (e *env) run(c *cli.Context) error {
 	defer q.Close(context.WithoutCancel(ctx))
 	p := newRunPrinter(e.stdout, format)
 	r := q.Restored()
-	p.start(s, ckURL, r)
+	p.start(s, gateway.Redact(ckURL), r)
 	t := engine.Trigger{AvailableNow: c.Bool("available-now") || s.Trigger.AvailableNow, MaxBatches: c.Int("batches"),
 		Interval: s.Trigger.Interval.D()}
 	err = q.Run(ctx, t, func(pr engine.Progress) {
@@ -278,7 +278,7 @@ func newRunPrinter(w io.Writer, format string) *runPrinter {
 func (p *runPrinter) start(s *spec.Spec, ck string, r engine.Restored) {
 	p.sum.QueryID, p.sum.Name, p.sum.Checkpoint = r.QueryID, s.Name, ck
 	if s.Sink.Kind == spec.SinkFiles {
-		p.sum.Output = s.Sink.Path
+		p.sum.Output = gateway.Redact(s.Sink.Path)
 	}
 	if p.format == "json" {
 		return

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	enginesink "github.com/ckgate/ckgate/engine/sink"
 )
 
 // Class is how a difference between the recorded and the proposed query
@@ -415,7 +417,12 @@ func (c *comparer) sink() {
 		ident("path", r.Path, p.Path, NotAllowed, "changing the output directory of a file sink is not allowed: its _spark_metadata log records the batches already written")
 	}
 	ident("topic", r.Topic, p.Topic, Allowed, "changing the Kafka output topic is allowed: new results go to the new topic")
-	ident("url", r.URL, p.URL, Undefined, "another endpoint: what it already received is unknown to it")
+	if !enginesink.SameURL(r.URL, p.URL) {
+		ident("url", r.URL, p.URL, Undefined, "another endpoint: what it already received is unknown to it")
+	} else if r.URLSHA256 != "" && p.URLSHA256 != "" && r.URLSHA256 != p.URLSHA256 {
+		ident("url_sha256", r.URLSHA256, p.URLSHA256, Undefined,
+			"the same endpoint but for a hidden part of its URL (user info, a query value or the fragment; a rotated key counts too): what it already received may be unknown to it")
+	}
 	ident("table", r.Table, p.Table, NotAllowed, "another output table: the recorded batches were committed to the old one")
 	if !strings.EqualFold(r.Format, p.Format) {
 		ident("format", r.Format, p.Format, Undefined, "the output format changes for new batches; readers must accept both")

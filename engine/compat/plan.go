@@ -133,12 +133,15 @@ func (s Store) id() string {
 type Sink struct {
 	// Kind: files, kafka, foreach, foreach_batch, console, memory, noop,
 	// http, delta, table.
-	Kind   string `json:"kind"`
-	Path   string `json:"path,omitempty"`  // files, delta
-	Topic  string `json:"topic,omitempty"` // kafka
-	URL    string `json:"url,omitempty"`   // http
-	Table  string `json:"table,omitempty"` // table
-	Format string `json:"format,omitempty"`
+	Kind  string `json:"kind"`
+	Path  string `json:"path,omitempty"`  // files, delta
+	Topic string `json:"topic,omitempty"` // kafka
+	URL   string `json:"url,omitempty"`   // http, redacted (gateway.Redact)
+	// URLSHA256 is the SHA-256 of the full http sink URL ("sha256:…"),
+	// which tells apart URLs that differ only in a part the redaction hides.
+	URLSHA256 string `json:"url_sha256,omitempty"`
+	Table     string `json:"table,omitempty"` // table
+	Format    string `json:"format,omitempty"`
 	// Options are the sink's other options.
 	Options map[string]string `json:"options,omitempty"`
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ckgate/ckgate/engine"
 	"github.com/ckgate/ckgate/engine/checkpoint"
+	enginesink "github.com/ckgate/ckgate/engine/sink"
 	"github.com/ckgate/ckgate/gateway"
 )
 
@@ -398,10 +399,13 @@ func sinkFromIdentity(id map[string]string) *Sink {
 	if id == nil {
 		return nil
 	}
-	s := &Sink{Kind: id["kind"], Path: id["path"], Format: id["format"], URL: id["url"], Options: map[string]string{}}
+	// A plan written before the allowlist redactor may hold a secret in its
+	// URL: redacted again here, never shown.
+	s := &Sink{Kind: id["kind"], Path: id["path"], Format: id["format"], URL: gateway.Redact(id["url"]),
+		URLSHA256: id[enginesink.URLHashKey], Options: map[string]string{}}
 	for k, v := range id {
 		switch k {
-		case "kind", "path", "format", "url":
+		case "kind", "path", "format", "url", enginesink.URLHashKey:
 		default:
 			s.Options[k] = v
 		}

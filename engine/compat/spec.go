@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	enginesink "github.com/ckgate/ckgate/engine/sink"
 	"github.com/ckgate/ckgate/engine/spec"
 	"github.com/ckgate/ckgate/gateway"
 )
@@ -76,7 +77,8 @@ func FromSpec(s *spec.Spec, opts SpecOptions) (*Plan, error) {
 		}
 		sink.Path, sink.Format = u, s.Sink.Format
 	case spec.SinkHTTP:
-		sink.URL = gateway.Redact(s.Sink.URL) // as the engine records it: no secret in the plan
+		// As the engine records it: no secret in the plan.
+		sink.URL, sink.URLSHA256 = gateway.Redact(s.Sink.URL), enginesink.URLHash(s.Sink.URL)
 	}
 	p.Sink = sink
 	return p, nil

@@ -49,11 +49,13 @@ func newHTTP(_ context.Context, s *spec.Spec, env Env) (Sink, error) {
 		client: &http.Client{Timeout: s.Sink.Timeout.D()}, env: env}, nil
 }
 
-// Identity names the endpoint with any secret in its URL (a token in the
-// query, user info) masked: it is recorded in the checkpoint's plan and
-// printed in progress events.
+// Identity names the endpoint by its URL redacted (gateway.Redact: user
+// info, fragment and every query value but the known-safe ones hidden) and
+// the SHA-256 of the full URL (URLHashKey), so that a restart with another
+// hidden value is still told apart: it is recorded in the checkpoint's
+// plan and printed in progress events.
 func (h *httpSink) Identity() map[string]string {
-	return map[string]string{"kind": spec.SinkHTTP, "url": gateway.Redact(h.url)}
+	return map[string]string{"kind": spec.SinkHTTP, "url": gateway.Redact(h.url), URLHashKey: URLHash(h.url)}
 }
 
 func (h *httpSink) Close() error {
@@ -134,7 +136,7 @@ func (h *httpSink) post(ctx context.Context, idem string, body []byte) (int, err
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
 		if err != nil {
-			return 0, err
+			return 0, errors.New(gateway.Redact(err.Error())) // a parse error quotes the URL
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Idempotency-Key", idem)
@@ -155,7 +157,7 @@ func (h *httpSink) post(ctx context.Context, idem string, body []byte) (int, err
 		if resp.StatusCode/100 == 2 {
 			return resp.StatusCode, nil
 		}
-		last = fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(msg)))
+		last = fmt.Errorf("HTTP %d: %s", resp.StatusCode, gateway.Redact(strings.TrimSpace(string(msg))))
 		if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500 {
 			return resp.StatusCode, last
 		}

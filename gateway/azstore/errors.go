@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -139,19 +138,19 @@ func describe(err error) string {
 	}
 	var ce *credentialError
 	if errors.As(err, &ce) {
-		return "azure credential: " + scrub(firstLine(ce.err.Error()))
+		return "azure credential: " + gateway.Redact(firstLine(ce.err.Error()))
 	}
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return "azure: " + err.Error()
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "azure: connection closed early: " + scrub(firstLine(err.Error()))
+		return "azure: connection closed early: " + gateway.Redact(firstLine(err.Error()))
 	}
 	var ne net.Error
 	if errors.As(err, &ne) {
-		return "azure: network: " + scrub(firstLine(err.Error()))
+		return "azure: network: " + gateway.Redact(firstLine(err.Error()))
 	}
-	return "azure: " + scrub(firstLine(err.Error()))
+	return "azure: " + gateway.Redact(firstLine(err.Error()))
 }
 
 func firstLine(s string) string {
@@ -160,18 +159,6 @@ func firstLine(s string) string {
 	}
 	return s
 }
-
-// sigParam matches a SAS signature in a URL or message.
-var sigParam = regexp.MustCompile(`(?i)((?:^|[?&;\s"'])sig=)[^&;\s"']*`)
-
-// scrub removes SAS signatures and key material from a message.
-func scrub(s string) string {
-	s = sigParam.ReplaceAllString(s, "${1}REDACTED")
-	s = accountKeyField.ReplaceAllString(s, "${1}REDACTED")
-	return s
-}
-
-var accountKeyField = regexp.MustCompile(`(?i)((?:AccountKey|SharedAccessSignature)=)[^;\s"']*`)
 
 // e builds the *gateway.Error for an SDK failure of op on key.
 func e(op, key string, err error) error {

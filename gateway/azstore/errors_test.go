@@ -168,16 +168,17 @@ func wantKind(t *testing.T, err error, key string, kind error) {
 	}
 }
 
-// TestScrub: SAS signatures and account keys are removed from messages.
-func TestScrub(t *testing.T) {
+// TestDescribeRedacts: SAS signatures and account keys are removed from
+// the messages of SDK and network errors.
+func TestDescribeRedacts(t *testing.T) {
 	for in, secret := range map[string]string{
 		`Get "https://a.blob.core.windows.net/c/k?se=2030&sig=abc%2Bdef%3D&sp=r": EOF`: "abc%2Bdef%3D",
 		`sig=plainsecret`: "plainsecret",
 		`AccountName=a;AccountKey=c2VjcmV0a2V5;EndpointSuffix=core.windows.net`: "c2VjcmV0a2V5",
 		`x SharedAccessSignature=sv=1&sig=zzzsecret;`:                           "zzzsecret",
 	} {
-		if got := scrub(in); strings.Contains(got, secret) || !strings.Contains(got, "REDACTED") {
-			t.Errorf("scrub(%q) = %q", in, got)
+		if got := describe(errors.New(in)); strings.Contains(got, secret) || !strings.Contains(got, "REDACTED") {
+			t.Errorf("describe(%q) = %q", in, got)
 		}
 	}
 }

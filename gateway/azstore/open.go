@@ -65,9 +65,9 @@ func (c Config) String() string {
 // ParseURL parses az://ACCOUNT/CONTAINER[/PREFIX][?endpoint=URL&auth=METHOD].
 // Unknown parameters are refused, and so is any secret in the URL.
 func ParseURL(u *url.URL) (Config, error) {
-	// Messages name the URL without its query, user info or fragment,
-	// and never quote a parameter's value: either may hold a secret.
-	shown := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	// Messages name the URL redacted, and never quote a parameter's
+	// value: it may hold a secret.
+	shown := gateway.Redact(u.String())
 	bad := func(format string, args ...any) (Config, error) {
 		return Config{}, fmt.Errorf("azure store URL %q: %s", shown, fmt.Sprintf(format, args...))
 	}
@@ -376,7 +376,7 @@ func open(_ context.Context, u *url.URL, getenv func(string) string, opts *conta
 	}
 	client, err := p.client(c.Container, opts)
 	if err != nil {
-		return nil, fmt.Errorf("azure store %s: %s: %s", c, p.method, scrub(err.Error()))
+		return nil, fmt.Errorf("azure store %s: %s: %s", c, p.method, gateway.Redact(err.Error()))
 	}
 	s := New(client, c.Prefix)
 	s.auth = p.method

@@ -50,10 +50,10 @@ func Open(_ context.Context, u *url.URL) (gateway.Store, error) {
 		return nil, fmt.Errorf("filestore: URL scheme %q, want file", u.Scheme)
 	}
 	if u.Host != "" && u.Host != "localhost" {
-		return nil, fmt.Errorf("filestore: URL %q: remote host %q (only local paths are served)", u.Redacted(), u.Host)
+		return nil, fmt.Errorf("filestore: URL %q: remote host %q (only local paths are served)", gateway.Redact(u.String()), u.Host)
 	}
 	if u.Opaque != "" || u.Path == "" {
-		return nil, fmt.Errorf("filestore: URL %q has no absolute path", u.Redacted())
+		return nil, fmt.Errorf("filestore: URL %q has no absolute path", gateway.Redact(u.String()))
 	}
 	return newStore(filepath.FromSlash(u.Path))
 }

@@ -58,7 +58,7 @@ type settings struct {
 // secret: the URL is redacted before it is printed.
 func parseURL(u *url.URL) (settings, error) {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w %q: %s", ErrBadURL, redact(u), fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w %q: %s", ErrBadURL, shown(u), fmt.Sprintf(format, args...))
 	}
 	var s settings
 	if u == nil {
@@ -184,38 +184,16 @@ func bucketProblem(b string) string {
 	return ""
 }
 
-// redact returns u for messages: user information, the values of
-// secret-looking parameters, user information inside parameter values (an
-// endpoint) and the fragment are masked; unparsable query pairs are dropped.
-func redact(u *url.URL) string {
+// shown is u for messages, redacted.
+func shown(u *url.URL) string {
 	if u == nil {
 		return ""
 	}
-	c := *u
-	if c.User != nil {
-		c.User = url.User("REDACTED")
-	}
-	if c.Opaque != "" {
-		c.Opaque = "REDACTED"
-	}
-	if c.RawQuery != "" {
-		q, _ := url.ParseQuery(c.RawQuery)
-		for name, vals := range q {
-			for i, v := range vals {
-				if secretLooking(name) {
-					vals[i] = "REDACTED"
-				} else if eu, err := url.Parse(v); err == nil && eu.User != nil {
-					eu.User = url.User("REDACTED")
-					vals[i] = eu.String()
-				}
-			}
-		}
-		c.RawQuery = q.Encode()
-	}
-	c.Fragment, c.RawFragment = "", ""
-	return c.String()
+	return gateway.Redact(u.String())
 }
 
+// secretLooking names the parameters refused as credentials (a better
+// message than "unknown parameter"); it redacts nothing.
 func secretLooking(name string) bool {
 	n := strings.ToLower(name)
 	for _, s := range []string{"secret", "key", "token", "password", "credential", "sig"} {
@@ -257,7 +235,7 @@ func Open(ctx context.Context, u *url.URL) (gateway.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	where := redact(u)
+	where := shown(u)
 	var opts []func(*config.LoadOptions) error
 	if s.Region != "" {
 		opts = append(opts, config.WithRegion(s.Region))
