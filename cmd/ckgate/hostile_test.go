@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -249,5 +250,43 @@ func TestHostileLogEntryCreation(t *testing.T) {
 	r.wantErr(t, 4, "CKG-P006")
 	if !maps.Equal(before, treeContents(t, out)) {
 		t.Fatal("a refused manifest was written")
+	}
+}
+
+// Class 5: a known query's root reached by another spelling (a symlinked
+// alias, a percent-encoded name, a link to the parent, a nested root) is
+// that root; the refused run creates nothing, not even its directory.
+func TestHostileKnownRootSpellings(t *testing.T) {
+	dir, sp := demoDir(t)
+	dir, _ = filepath.EvalSymlinks(dir)
+	ck := filepath.Join(dir, "demo", "checkpoint")
+	if err := os.MkdirAll(ck, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "queries.json")
+	os.WriteFile(data, []byte(`{"ckgate": {"queries": [{"query_id": "orders-v1", "root": "file://`+filepath.ToSlash(ck)+`"}]}}`), 0o644)
+	if err := os.Symlink(ck, filepath.Join(dir, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "demo"), filepath.Join(dir, "parent")); err != nil {
+		t.Fatal(err)
+	}
+	for _, cp := range []string{
+		"alias", "alias/sub", "parent/checkpoint", "parent/checkpoint/nested", "parent",
+		"file://" + filepath.ToSlash(filepath.Join(dir, "demo", "c%68eckpoint")),
+		"file://" + filepath.ToSlash(filepath.Join(dir, "demo", "c%68eckpoint", "sub")),
+		"demo/./checkpoint/../checkpoint/x",
+	} {
+		before := listTree(t, dir)
+		r := runCLI(t, dir, "run", "--format", "json", "--data", data, "--checkpoint", cp, "--available-now", sp)
+		r.wantErr(t, 4, "CKG-P011", "orders-v1")
+		if after := listTree(t, dir); !slices.Equal(before, after) {
+			t.Fatalf("refused run on %s wrote %v", cp, after)
+		}
+		for _, d := range []string{"sub", "nested", "x"} {
+			if _, err := os.Lstat(filepath.Join(ck, d)); err == nil {
+				t.Fatalf("refused run on %s created %s", cp, d)
+			}
+		}
 	}
 }
