@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/metrics"
@@ -576,10 +577,13 @@ func (ck *equalityCheck) group(r *ast.Rule) error {
 	}
 	ck.groups[path.String()] = true
 	defs := ck.e.compiler.GetRules(path)
+	slices.SortFunc(defs, func(a, b *ast.Rule) int { return a.Location.Compare(b.Location) })
 	kind := r.Head.RuleKind()
 	var value *ast.Term
 	for _, d := range defs {
 		switch {
+		case kind == ast.SingleValue && !d.Head.Ref().IsGround():
+			return &errFailing{r, "is a partial object rule: two values for one key conflict"}
 		case !d.Ref().Equal(path):
 			return &errFailing{r, fmt.Sprintf("overlaps rule %v", d.Ref())}
 		case d.Head.RuleKind() != kind:
@@ -590,9 +594,6 @@ func (ck *equalityCheck) group(r *ast.Rule) error {
 		}
 		if kind == ast.MultiValue || d.Default {
 			continue
-		}
-		if !d.Head.Ref().IsGround() {
-			return &errFailing{r, "is a partial object rule: two values for one key conflict"}
 		}
 		if d.Head.Value == nil || !d.Head.Value.IsGround() {
 			return &errFailing{r, "has a value computed by its body: two of them conflict"}
