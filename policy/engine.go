@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
@@ -63,6 +64,9 @@ type Engine struct {
 	// a user module of the same name): the rules a specialised decision
 	// may rely on without the equality check (special.go).
 	trusted map[*ast.Module]bool
+	// onlyDefaults: the decision reaches none but default rules, so the
+	// check passes for every input (special.go's provablyEqual).
+	onlyDefaults func() bool
 }
 
 // Rule is one entry of the rule catalogue (data.ckgate.catalog.rules).
@@ -135,6 +139,10 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 			e.trusted[compiler.Modules[name]] = true
 		}
 	}
+	e.onlyDefaults = sync.OnceValue(func() bool {
+		user, err := e.checkEquality(ast.NewObject())
+		return !user && err == nil
+	})
 	var err error
 	if e.gateway, err = prepare(ctx, compiler, store, gatewayQuery); err != nil {
 		return nil, err

@@ -501,16 +501,29 @@ var allRules = ast.RulesOptions{IncludeHiddenModules: true}
 // an input with the known part known can fail (see the comment at the top
 // of this file), an errNotSpecialisable naming the rule otherwise.
 func (e *Engine) provablyEqual(known ast.Object) error {
+	if e.onlyDefaults() {
+		return nil // whatever the input
+	}
+	_, err := e.checkEquality(known)
+	return err
+}
+
+// checkEquality runs the check for known, and tells whether the decision
+// reaches any rule of a user's.
+func (e *Engine) checkEquality(known ast.Object) (user bool, err error) {
 	ck := &equalityCheck{e: e, known: known, reached: map[*ast.Rule]bool{}, groups: map[string]bool{}, bodies: map[string]valueKind{}}
 	ck.reach(e.compiler.GetRulesDynamicWithOpts(ast.MustParseRef(gatewayQuery), allRules))
 	for len(ck.queue) > 0 {
 		r := ck.queue[len(ck.queue)-1]
 		ck.queue = ck.queue[:len(ck.queue)-1]
+		if !e.trusted[r.Module] {
+			user = true
+		}
 		if err := ck.rule(r); err != nil {
-			return err
+			return true, err
 		}
 	}
-	return nil
+	return user, nil
 }
 
 func (ck *equalityCheck) reach(rules []*ast.Rule) {

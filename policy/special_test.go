@@ -252,7 +252,7 @@ func FuzzSpecialised(f *testing.F) {
 	names := []string{"job", "job-exists", "job-bucket", "retention", "retention-noplan", "housekeeping", "admin", "admin-reason", "unknown-kind", "no-root"}
 	engines := []map[string]*Authorizer{specialAuthorizers(specialEngine(f, Options{}))}
 	for _, h := range hostileRules {
-		engines = append(engines, specialAuthorizers(userEngine(f, h.src)))
+		engines = append(engines, specialAuthorizers(userEngineData(f, h.data, h.src)))
 	}
 	f.Fuzz(func(t *testing.T, key string, del bool, cond uint8, size int64, stream bool, who, rules uint8) {
 		c := gateway.Call{Op: gateway.OpPut, Key: key, Size: size, Stream: stream}
@@ -328,14 +328,17 @@ limit := 20 if input.size >= 0
 deny contains {"id": "LIM-1", "name": "too-big", "severity": "deny", "msg": "too big"} if input.size > limit
 `
 
+type hostile struct {
+	name, src   string
+	data        map[string]any // data for the engine, besides the defaults'
+	specialises bool           // the equality check admits it: some shape is specialised
+}
+
 // hostileRules are user modules that can conflict or fail for some of the
 // inputs of one call shape (each joins the defaults in an engine of its
 // own), and, last, modules the equality check lets a shape specialise.
 // For every one, an Authorizer decides exactly as the full evaluation.
-var hostileRules = []struct {
-	name, src   string
-	specialises bool // the equality check admits it: some shape is specialised
-}{
+var hostileRules = []hostile{
 	{name: "conflict", src: conflictRules},
 	{name: "conflict-some-keys", src: `package ckgate.gateway.rules.h
 
@@ -450,6 +453,10 @@ dir(root) := "x" if endswith(root, "q1")
 
 violations contains 5 if endswith(input.key, "17")
 `, specialises: true},
+	{name: "data-of-odd-kinds", src: userRules, specialises: true, data: map[string]any{"ckgate": map[string]any{
+		"queries":   []any{map[string]any{"query_id": "q9", "root": 5}, map[string]any{"query_id": "q8", "root": []any{"s3://bucket/team"}}},
+		"retention": map[string]any{"plans": map[string]any{"s3://bucket/team/q1": map[string]any{"obsolete": []any{"offsets/17"}}}},
+	}}},
 	{name: "safe", src: userRules, specialises: true},
 	{name: "safe-lib", src: `package ckgate.gateway.rules.h
 
@@ -471,13 +478,18 @@ deny contains lib.violation("H-16", "odd") if {
 
 func userEngine(t testing.TB, srcs ...string) *Engine {
 	t.Helper()
+	return userEngineData(t, nil, srcs...)
+}
+
+func userEngineData(t testing.TB, data map[string]any, srcs ...string) *Engine {
+	t.Helper()
 	dir := t.TempDir()
 	for i, src := range srcs {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("user%d.rego", i)), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e, err := New(context.Background(), Options{PolicyDirs: []string{dir}})
+	e, err := New(context.Background(), Options{PolicyDirs: []string{dir}, Data: data})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -558,7 +570,7 @@ func TestSpecialisedHostileRulesMatchFull(t *testing.T) {
 	for _, h := range hostileRules {
 		t.Run(h.name, func(t *testing.T) {
 			t.Parallel()
-			e := userEngine(t, h.src)
+			e := userEngineData(t, h.data, h.src)
 			specialised := 0
 			for _, a := range specialAuthorizers(e) {
 				// Every shape has more than specialiseAfter calls: the
@@ -605,7 +617,7 @@ func TestProvablyEqualReasons(t *testing.T) {
 	known := ast.NewObject(item("action", str("put")), item("root", str("s3://b/q")), item("cond", str("if-absent")),
 		item("principal", Principal{ID: "j", Kind: KindJob}.term()), item("checkpoint", Facts{QueryID: "q"}.term()))
 	for _, h := range hostileRules {
-		err := userEngine(t, h.src).provablyEqual(known)
+		err := userEngineData(t, h.data, h.src).provablyEqual(known)
 		w, ok := want[h.name]
 		switch {
 		case !ok && h.specialises && err != nil:
@@ -615,13 +627,36 @@ func TestProvablyEqualReasons(t *testing.T) {
 		}
 	}
 	if missing := slices.DeleteFunc(slices.Collect(maps.Keys(want)), func(n string) bool {
-		return slices.ContainsFunc(hostileRules, func(h struct {
-			name, src   string
-			specialises bool
-		}) bool {
-			return h.name == n
-		})
+		return slices.ContainsFunc(hostileRules, func(h hostile) bool { return h.name == n })
 	}); len(missing) > 0 {
 		t.Errorf("no such hostile rules: %v", missing)
+	}
+}
+
+// Every field of specialInputs an Authorizer's input holds has the kind
+// the equality check assumes for it.
+func TestSpecialInputsKinds(t *testing.T) {
+	e := specialEngine(t, Options{})
+	ctx := context.Background()
+	seen := map[string]bool{}
+	for name, a := range specialAuthorizers(e) {
+		for _, c := range append(specialCalls(), hostileCalls()...) {
+			in, _ := a.input(ctx, c, JoinPath(a.base, c.Key))
+			for _, f := range specialInputs {
+				v := in.Get(ast.StringTerm(f.key))
+				if v == nil {
+					continue
+				}
+				seen[f.key] = true
+				if k := kindOfValue(v.Value); k != f.kind {
+					t.Fatalf("%s %s %q: input.%s is %v of kind %d, specialInputs says %d", name, c.Op, c.Key, f.key, v, k, f.kind)
+				}
+			}
+		}
+	}
+	for _, f := range specialInputs {
+		if !seen[f.key] {
+			t.Errorf("no input has input.%s", f.key)
+		}
 	}
 }
