@@ -67,6 +67,9 @@ type Engine struct {
 	// onlyDefaults: the decision reaches none but default rules, so the
 	// check passes for every input (special.go's provablyEqual).
 	onlyDefaults func() bool
+	// dataOverlap: data sets a document where a rule is defined, so no
+	// shape is specialised (special.go's dataOverlapsRules).
+	dataOverlap error
 }
 
 // Rule is one entry of the rule catalogue (data.ckgate.catalog.rules).
@@ -139,6 +142,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 			e.trusted[compiler.Modules[name]] = true
 		}
 	}
+	e.dataOverlap = dataOverlapsRules(data, compiler.RuleTree.Child(ast.DefaultRootDocument.Value), ast.DefaultRootRef)
 	e.onlyDefaults = sync.OnceValue(func() bool {
 		user, err := e.checkEquality(ast.NewObject())
 		return !user && err == nil

@@ -45,34 +45,50 @@ import (
 // expression of its body, or the rule that reads it (a warning filtered
 // out of the violation set), fails on known values. The full evaluation
 // denies such an input (an error fails closed); the residual would allow
-// it. So a shape is specialised only when no evaluation of the decision
-// for that shape can fail (provablyEqual): then the full evaluation always
-// succeeds, and partial evaluation's exactness on successful evaluations
-// is all the specialisation needs. Every rule the decision can reach (the
-// rule tree's over-approximation of every reference, dynamic ones
-// included, followed to the end) must be
+// it. Undefined needs no such care: a decision that is undefined, or
+// anything but the precomputed one, for some inputs of the shape depends
+// on more than the violation set, which the decision's residual shows.
+//
+// So a shape is specialised only when no evaluation of the decision on an
+// input of that shape can fail (provablyEqual). Then the full evaluation
+// of every call of the shape succeeds, and partial evaluation's exactness
+// on evaluations that succeed is all the specialisation needs: the
+// residual's violation set is the full evaluation's, and a call with none
+// gets the full evaluation's decision. What can fail in Rego (with strict
+// builtin errors, as the engine evaluates) is a builtin call, a conflict
+// between values of one complete rule, function or object key, and what
+// `with` and `every` evaluate; references, unification, negation and
+// comprehensions other than object ones by themselves cannot, but for a
+// reference that merges base documents with rules' values (no data file
+// may set a document a rule defines, or one above it: dataOverlapsRules). Every rule the decision can reach
+// (the rule tree's over-approximation of every reference, dynamic ones
+// included, followed to the end) must therefore be
 //   - one of the embedded default rules (engine.go: the modules loaded from
 //     rego/, not replaced by a user module of the same name), which are
 //     written not to fail on any input an Authorizer builds, and which the
 //     differential tests and FuzzSpecialised compare with the full
-//     evaluation; or
+//     evaluation. Their calls on known values (the input the shape shares,
+//     data from --data) are evaluated by the partial evaluation itself: a
+//     failure there leaves the shape unspecialised; or
 //   - a rule of the fragment in which nothing fails: a multi-value rule
 //     (`contains`), or a complete rule or function every definition of
 //     which (user and default alike) has one and the same constant value
 //     (a default value aside), so that no two definitions, and no two
-//     solutions of one body, can disagree; no `else`, `with` or `every`;
-//     every builtin called one that cannot fail for the kinds of value its
-//     arguments have (totalBuiltins: comparisons, membership, string
-//     functions on strings, arithmetic other than division on numbers,
-//     count on collections, sprintf on a string and an array, regex.match
-//     with a constant valid pattern, ...). The kinds come from the input
-//     the shape shares (its values are known), from specialInputs for the
-//     fields that vary (an Authorizer gives each one kind of value), from
-//     the compiler's type environment for data and rules, and from what a
-//     body bound before; anything else is of any kind, and a builtin
-//     that could fail on it disqualifies the shape. A function called from
-//     such a rule is checked the same way for the kinds of its arguments,
-//     default functions included.
+//     solutions of one body, can disagree; no partial object rule, no
+//     `else`, `with` or `every`; every builtin called one that cannot fail
+//     for the kinds of value its arguments have (totalBuiltins:
+//     comparisons, membership, string functions on strings, arithmetic
+//     other than division on numbers, count on collections, sprintf on a
+//     string and an array, regex.match with a constant valid pattern, ...).
+//     The kinds come from the input the shape shares (its values are
+//     known), from specialInputs for the fields that vary (an Authorizer
+//     gives each one kind of value), from the compiler's type environment
+//     for data and rules, and from what the body bound before; anything
+//     else is of any kind, and a builtin that could fail on it disqualifies
+//     the shape. A function called from such a rule is checked the same way
+//     for the kinds of its arguments, default functions included, and a
+//     user's definition of a function a default rule calls for arguments
+//     of any kind.
 //
 // Anything outside this (a user's `with`, `else`, helper rule computing a
 // value, to_number, division, a builtin on a value of unknown kind) is
@@ -81,6 +97,27 @@ import (
 //
 // Partial evaluation leaves nondeterministic builtins (time, http.send)
 // in the residual, so they run on every call as before.
+
+// dataOverlapsRules returns an errNotSpecialisable when data sets a
+// document at the path of a rule, or a non-object document above one: a
+// reference reaching there merges the two, which may fail.
+func dataOverlapsRules(data map[string]any, node *ast.TreeNode, path ast.Ref) error {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		child := node.Child(ast.String(k))
+		if child == nil {
+			continue
+		}
+		p := path.Append(ast.StringTerm(k))
+		m, ok := data[k].(map[string]any)
+		if len(child.Values) > 0 || !ok {
+			return fmt.Errorf("%w: data sets %v, where a rule is defined", errNotSpecialisable, p)
+		}
+		if err := dataOverlapsRules(m, child, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // specialInputs are the input fields that vary between the calls of one
 // shape: partial evaluation takes them as unknown. Each comes with the
@@ -501,6 +538,9 @@ var allRules = ast.RulesOptions{IncludeHiddenModules: true}
 // an input with the known part known can fail (see the comment at the top
 // of this file), an errNotSpecialisable naming the rule otherwise.
 func (e *Engine) provablyEqual(known ast.Object) error {
+	if e.dataOverlap != nil {
+		return e.dataOverlap
+	}
 	if e.onlyDefaults() {
 		return nil // whatever the input
 	}
@@ -706,7 +746,7 @@ func (ck *equalityCheck) closures(r *ast.Rule, t *ast.Term, env map[ast.Var]valu
 		case *ast.SetComprehension:
 			err = ck.body(r, c.Body, maps.Clone(env))
 		case *ast.ObjectComprehension:
-			err = ck.body(r, c.Body, maps.Clone(env))
+			err = &errFailing{r, "has an object comprehension: two values for one key conflict"}
 		case *ast.Every:
 			err = &errFailing{r, "uses every"}
 		}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -457,6 +458,16 @@ violations contains 5 if endswith(input.key, "17")
 		"queries":   []any{map[string]any{"query_id": "q9", "root": 5}, map[string]any{"query_id": "q8", "root": []any{"s3://bucket/team"}}},
 		"retention": map[string]any{"plans": map[string]any{"s3://bucket/team/q1": map[string]any{"obsolete": []any{"offsets/17"}}}},
 	}}},
+	{name: "data-at-a-rule", src: userRules, data: map[string]any{"ckgate": map[string]any{"gateway": map[string]any{"rules": map[string]any{
+		"user": map[string]any{"deny": []any{map[string]any{"id": "D-1", "name": "d", "severity": "deny", "msg": "from data"}}},
+	}}}}},
+	{name: "object-comprehension", src: `package ckgate.gateway.rules.h
+
+deny contains {"id": "H-17", "name": "h", "severity": "deny", "msg": "two"} if {
+	sizes := {k: v | some k in ["a", "a"]; some v in [input.size, 1]}
+	count(sizes) > 5
+}
+`},
 	{name: "safe", src: userRules, specialises: true},
 	{name: "safe-lib", src: `package ckgate.gateway.rules.h
 
@@ -613,6 +624,8 @@ func TestProvablyEqualReasons(t *testing.T) {
 		"every":                          "uses every",
 		"conflicts-with-a-default":       "value computed by its body",
 		"user-default-function-conflict": "else branch",
+		"data-at-a-rule":                 "data sets data.ckgate.gateway.rules.user",
+		"object-comprehension":           "object comprehension",
 	}
 	known := ast.NewObject(item("action", str("put")), item("root", str("s3://b/q")), item("cond", str("if-absent")),
 		item("principal", Principal{ID: "j", Kind: KindJob}.term()), item("checkpoint", Facts{QueryID: "q"}.term()))
@@ -658,5 +671,38 @@ func TestSpecialInputsKinds(t *testing.T) {
 		if !seen[f.key] {
 			t.Errorf("no input has input.%s", f.key)
 		}
+	}
+}
+
+// Authorizers of one engine specialise their shapes concurrently (the
+// equality check, partial evaluation) and still decide as the full
+// evaluation (run with -race).
+func TestSpecialisedConcurrently(t *testing.T) {
+	for _, e := range []*Engine{specialEngine(t, Options{}), userEngine(t, hostileRules[0].src)} {
+		ctx := context.Background()
+		as := specialAuthorizers(e)
+		var wg sync.WaitGroup
+		for _, name := range []string{"job", "job-exists", "retention", "housekeeping"} {
+			a := as[name]
+			for w := range 2 {
+				wg.Go(func() {
+					calls := hostileCalls()
+					for i := range calls {
+						c := calls[(i+w*7)%len(calls)]
+						in, _ := a.input(ctx, c, JoinPath(a.base, c.Key))
+						want := e.decide(ctx, in)
+						err := a.Authorize(ctx, c)
+						var de *DeniedError
+						switch {
+						case want.Allow != (err == nil):
+							t.Errorf("%s %s %q: %v, full evaluation allows: %v", name, c.Op, c.Key, err, want.Allow)
+						case err != nil && (!errors.As(err, &de) || !reflect.DeepEqual(de.Violations, want.Deny)):
+							t.Errorf("%s %s %q: %v, full evaluation refuses by %v", name, c.Op, c.Key, err, want.Deny)
+						}
+					}
+				})
+			}
+		}
+		wg.Wait()
 	}
 }
