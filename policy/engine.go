@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -61,6 +62,16 @@ type Engine struct {
 	compiler *ast.Compiler
 	store    storage.Store
 	modules  map[string]*ast.Module
+	// trusted are the compiled default modules (embedded, not replaced by
+	// a user module of the same name): the rules a specialised decision
+	// may rely on without the equality check (special.go).
+	trusted map[*ast.Module]bool
+	// onlyDefaults: the decision reaches none but default rules, so the
+	// check passes for every input (special.go's provablyEqual).
+	onlyDefaults func() bool
+	// dataOverlap: data sets a document where a rule is defined, so no
+	// shape is specialised (special.go's dataOverlapsRules).
+	dataOverlap error
 }
 
 // Rule is one entry of the rule catalogue (data.ckgate.catalog.rules).
@@ -75,6 +86,7 @@ type Rule struct {
 // New loads and compiles the policies and prepares the queries once.
 func New(ctx context.Context, o Options) (*Engine, error) {
 	modules := map[string]*ast.Module{}
+	defaults := map[string]*ast.Module{}
 	data := map[string]any{}
 	if !o.NoDefaults {
 		res, err := loader.NewFileLoader().WithFS(defaultPolicies).WithRegoVersion(ast.RegoV1).
@@ -83,6 +95,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 			return nil, fmt.Errorf("policy: default policies: %w", err)
 		}
 		addModules(modules, res, "ckgate:")
+		maps.Copy(defaults, modules)
 		if err := mergeData(data, res.Documents, "default policies"); err != nil {
 			return nil, err
 		}
@@ -128,7 +141,17 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 		return nil, fmt.Errorf("policy: compile: %w", compiler.Errors)
 	}
 	store := inmem.NewFromObject(data)
-	e := &Engine{compiler: compiler, store: store, modules: modules}
+	e := &Engine{compiler: compiler, store: store, modules: modules, trusted: map[*ast.Module]bool{}}
+	for name, m := range defaults {
+		if modules[name] == m && compiler.Modules[name] != nil {
+			e.trusted[compiler.Modules[name]] = true
+		}
+	}
+	e.dataOverlap = dataOverlapsRules(data, compiler.RuleTree.Child(ast.DefaultRootDocument.Value), ast.DefaultRootRef)
+	e.onlyDefaults = sync.OnceValue(func() bool {
+		user, err := e.checkEquality(ast.NewObject())
+		return !user && err == nil
+	})
 	var err error
 	if e.gateway, err = prepare(ctx, compiler, store, gatewayQuery); err != nil {
 		return nil, err

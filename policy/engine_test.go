@@ -277,3 +277,20 @@ func TestRegoFormatted(t *testing.T) {
 		}
 	}
 }
+
+// Known queries' roots are canonical locations: a malformed one is refused
+// when the data loads, and every spelling of one root is that root.
+func TestEngineRefusesMalformedKnownQueries(t *testing.T) {
+	ctx := context.Background()
+	for _, qs := range []any{
+		[]any{map[string]any{"query_id": "q", "root": 5}},
+		[]any{map[string]any{"query_id": "q", "root": []any{"s3://b/x"}}},
+		[]any{map[string]any{"query_id": "q"}},
+		[]any{map[string]any{"query_id": "q", "root": "ftp://x/y"}},
+		"not a list",
+	} {
+		if _, err := policy.New(ctx, policy.Options{Data: map[string]any{"ckgate": map[string]any{"queries": qs}}}); err == nil {
+			t.Errorf("queries %v: loaded", qs)
+		}
+	}
+}
