@@ -24,7 +24,7 @@ import (
 func BenchmarkDecision(b *testing.B) {
 	e := engine(b, policy.Options{})
 	a := policy.NewAuthorizer(e, policy.Principal{ID: "svc-q1", Kind: policy.KindJob}, "s3://bucket/team/q1",
-		policy.Facts{QueryID: "q1"}, nil)
+		policy.Facts{QueryID: "q1"}, nil, policy.WithWriterSession())
 	ctx := context.Background()
 	calls := []gateway.Call{
 		{Op: gateway.OpPut, Key: "offsets/17", Cond: gateway.IfAbsent(), Size: 200},
@@ -108,8 +108,13 @@ func BenchmarkPolicyOverheadCommitLocal(b *testing.B) {
 		}
 		cp := &checkpoint{}
 		cp.on.Store(true)
-		a := policy.NewAuthorizer(e, policy.Principal{ID: "svc", Kind: policy.KindJob}, "file://"+dir,
-			policy.Facts{QueryID: "sessiontest-query"}, nil, policy.WithWriterSession())
+		// the whole guard, as `ckgate run` has it: canonical locations,
+		// the roots above them, the decision, the write's condition
+		_, a, err := policy.Guard(st, policy.GuardConfig{Engine: e, Principal: policy.Principal{ID: "svc", Kind: policy.KindJob},
+			StoreURL: dir, CheckpointRoot: true, WriterSession: true, Facts: policy.Facts{QueryID: "sessiontest-query"}})
+		if err != nil {
+			b.Fatal(err)
+		}
 		guarded := gateway.WithAuthorizer(st, gateway.AuthorizerFunc(func(ctx context.Context, c gateway.Call) (gateway.Cond, error) {
 			if !cp.on.Load() {
 				return c.Cond, nil
@@ -181,7 +186,7 @@ func BenchmarkDecisionFloor(b *testing.B) {
 	}
 	e := engine(b, policy.Options{NoDefaults: true, PolicyDirs: []string{dir}})
 	a := policy.NewAuthorizer(e, policy.Principal{ID: "svc-q1", Kind: policy.KindJob}, "s3://bucket/team/q1",
-		policy.Facts{QueryID: "q1"}, nil)
+		policy.Facts{QueryID: "q1"}, nil, policy.WithWriterSession())
 	c := gateway.Call{Op: gateway.OpPut, Key: "offsets/17", Cond: gateway.IfAbsent(), Size: 200}
 	ctx := context.Background()
 	cpu0 := cpuTime(b)

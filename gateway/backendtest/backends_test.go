@@ -57,7 +57,8 @@ type backend struct {
 	name     string
 	err      error // why the emulator is not there
 	open     func(t testing.TB) gateway.Store
-	requests func() int64 // nil: count with the metrics decorator
+	url      func(t testing.TB) string // a new bucket's (or directory's) URL; open makes and opens one
+	requests func() int64              // nil: count with the metrics decorator
 }
 
 var (
@@ -96,7 +97,8 @@ func (b *backend) store(t testing.TB, raw string) gateway.Store {
 
 func fileBackend() *backend {
 	b := &backend{name: "file"}
-	b.open = func(t testing.TB) gateway.Store { return b.store(t, t.TempDir()+"/ck") }
+	b.url = func(t testing.TB) string { return t.TempDir() + "/ck" }
+	b.open = func(t testing.TB) gateway.Store { return b.store(t, b.url(t)) }
 	return b
 }
 
@@ -116,9 +118,10 @@ func s3Backend(ctx context.Context) *backend {
 	os.Setenv("AWS_ACCESS_KEY_ID", emu.AccessKey)
 	os.Setenv("AWS_SECRET_ACCESS_KEY", emu.SecretKey)
 	b.requests = p.count.Load
-	b.open = func(t testing.TB) gateway.Store {
-		return b.store(t, fmt.Sprintf("s3://%s/ck?region=%s&endpoint=http://%s&path_style=true", unique("ckgate-"), emu.Region, p.addr))
+	b.url = func(testing.TB) string {
+		return fmt.Sprintf("s3://%s/ck?region=%s&endpoint=http://%s&path_style=true", unique("ckgate-"), emu.Region, p.addr)
 	}
+	b.open = func(t testing.TB) gateway.Store { return b.store(t, b.url(t)) }
 	return b
 }
 
@@ -137,9 +140,8 @@ func gcsBackend(ctx context.Context) *backend {
 	}
 	os.Setenv("STORAGE_EMULATOR_HOST", p.addr)
 	b.requests = p.count.Load
-	b.open = func(t testing.TB) gateway.Store {
-		return b.store(t, fmt.Sprintf("gs://%s/ck", unique("ckgate-")))
-	}
+	b.url = func(testing.TB) string { return fmt.Sprintf("gs://%s/ck", unique("ckgate-")) }
+	b.open = func(t testing.TB) gateway.Store { return b.store(t, b.url(t)) }
 	return b
 }
 
@@ -158,9 +160,10 @@ func azureBackend(ctx context.Context) *backend {
 	}
 	os.Setenv("AZURE_STORAGE_KEY", emu.Key)
 	b.requests = p.count.Load
-	b.open = func(t testing.TB) gateway.Store {
-		return b.store(t, fmt.Sprintf("az://%s/%s/ck?endpoint=http://%s/%s", emu.Account, unique("ckgate"), p.addr, emu.Account))
+	b.url = func(testing.TB) string {
+		return fmt.Sprintf("az://%s/%s/ck?endpoint=http://%s/%s", emu.Account, unique("ckgate"), p.addr, emu.Account)
 	}
+	b.open = func(t testing.TB) gateway.Store { return b.store(t, b.url(t)) }
 	return b
 }
 
