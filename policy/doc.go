@@ -11,35 +11,48 @@
 // Audit. An evaluation error, a builtin error or an undefined decision
 // denies: the engine fails closed.
 //
+// # The guard
+//
+// Guard puts the policy in front of a store for one principal: every
+// mutating command and `ckgate run` call it, so none forgets a step. Each
+// Put and Delete is decided on the canonical location of the object it
+// touches (gateway.CanonicalKey: symbolic links resolved on the local disk,
+// one spelling for every root) and on every checkpoint root above it
+// (RootFinder), and written with the condition the decision relied on: an
+// unconditional put of a log entry decided on "absent" is written IfAbsent,
+// on version v IfMatch(v).
+//
 // # Specialised decisions
 //
-// An Authorizer's calls repeat everything but the key, its path, the size
-// and the retention plan. From a call shape's second call on (action,
-// condition, whether the key exists, stream), the Authorizer decides it
-// through OPA's partial evaluation of the policy for that shape: per call
-// it evaluates only the residual violation set, and while that is empty
-// returns the policy's own decision for no violations, evaluated once. A
-// violation, an error or a decision that reads the input for itself
-// (not only through data.ckgate.gateway.violations) is decided in full as
-// before. Specialising a shape costs about 10 ms once; a decision then
-// costs about 15 µs instead of 80 µs.
+// An Authorizer's calls repeat everything but the key, its location, the
+// size and the retention plan. From a call shape's second call on (action,
+// condition, whether the key exists, stream, the roots above it), the
+// Authorizer decides it through OPA's partial evaluation of the policy for
+// that shape, but only when no evaluation of its decision can fail (see
+// special.go: default rules, and user rules that cannot conflict or error):
+// per call it evaluates only the residual violation set, and while that is
+// empty returns the policy's own decision for no violations, evaluated
+// once. A violation, an error, or a shape whose equality is not shown is
+// decided in full.
 //
 // # Gateway input
 //
-// Every Put and Delete through gateway.WithAuthorizer(store, NewAuthorizer(...))
-// is decided on this input (see Input):
+// Every Put and Delete through Guard is decided on this input (see Input
+// for what each field means):
 //
-//	{"action": "put"|"delete", "key", "path", "root", "cond": "none"|"if-absent"|"if-match",
-//	 "exists", "size", "stream", "principal": {"id", "kind", "reason"},
+//	{"action": "put"|"delete", "key", "location", "path", "root", "roots", "scope",
+//	 "cond": "none"|"if-absent"|"if-match", "exists", "size", "stream", "writer_session",
+//	 "principal": {"id", "kind", "reason"},
 //	 "checkpoint": {"query_id", "latest_batch", "retain_from"},
 //	 "plan": {"id", "obsolete": {KEY: reason}}, "known_queries": [{"query_id", "root"}]}
 //
-// Principal kinds are job, retention, housekeeping and admin; any other
-// kind gets the least rights. Opening a checkpoint (CheckOpen, asked before
-// gateway.OpenSession) uses action "open" with checkpoint.metadata_query_id.
-// Known queries' roots come from data.ckgate.queries (--data FILE) and from
-// the caller; a retention plan from the caller (WithPlan) or from
-// data.ckgate.retention.plans[ROOT].
+// Principal kinds are job, retention, housekeeping, archive and admin; any
+// other kind gets the least rights. Opening a checkpoint (CheckOpen, asked
+// before gateway.OpenSession) uses action "open" with
+// checkpoint.metadata_query_id. Known queries' roots come from
+// data.ckgate.queries (--data FILE) and from the caller, canonicalised when
+// they load; a retention plan from the caller (WithPlan) or from
+// data.ckgate.retention.plans[SCOPE].
 //
 // # Rules
 //
