@@ -290,3 +290,55 @@ func TestHostileKnownRootSpellings(t *testing.T) {
 		}
 	}
 }
+
+// retention apply deletes only what its plan names, whatever the spelling
+// of the checkpoint, and a root planted inside a checkpoint gives it
+// nothing of the outer checkpoint to delete.
+func TestHostileRetention(t *testing.T) {
+	base, ck := hostileCheckpoint(t)
+	if err := os.WriteFile(filepath.Join(ck, "offsets", "metadata"), []byte(`{"id":"evil"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := treeContents(t, ck)
+	r := ckgate(t, Options{}, "", "retention", "apply", "--min-batches", "1", filepath.Join(ck, "offsets"))
+	if r.code != 0 && r.code != ExitUsage && r.code != 3 && r.code != 4 {
+		t.Fatalf("retention apply on a planted root: exit %d\n%s", r.code, r.stderr)
+	}
+	if !maps.Equal(before, treeContents(t, ck)) {
+		t.Fatalf("retention apply on a root planted in offsets/ changed the checkpoint")
+	}
+	os.Remove(filepath.Join(ck, "offsets", "metadata"))
+	if err := os.Symlink(ck, filepath.Join(base, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	for _, spelling := range []string{filepath.Join(base, "alias"), "file://" + filepath.ToSlash(ck) + "/", filepath.Join(ck, "..", "ck")} {
+		ckgate(t, Options{}, "", "retention", "apply", "--min-batches", "1", spelling).want(t, 0)
+		after := treeContents(t, ck)
+		for _, live := range []string{"metadata", "offsets/2", "offsets/1", "commits/1", "sources/0/0"} {
+			if _, ok := after[live]; !ok {
+				t.Fatalf("retention apply on %s removed %s, which a restart needs", spelling, live)
+			}
+		}
+	}
+}
+
+// archive copies into an empty new root only: not into its own tree (by
+// any spelling), not over another checkpoint.
+func TestHostileArchive(t *testing.T) {
+	base, ck := hostileCheckpoint(t)
+	if err := os.Symlink(ck, filepath.Join(base, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(base, "other")
+	os.MkdirAll(filepath.Join(other, "offsets"), 0o755)
+	os.WriteFile(filepath.Join(other, "metadata"), []byte(`{"id":"other"}`), 0o644)
+	os.WriteFile(filepath.Join(other, "offsets", "9"), []byte("v1"), 0o644)
+	for _, dest := range []string{filepath.Join(ck, "arch"), filepath.Join(base, "alias", "arch"), ck, "file://" + filepath.ToSlash(ck)} {
+		refused(t, ck, "", "archive", ck, dest)
+	}
+	beforeOther := treeContents(t, other)
+	r := ckgate(t, Options{}, "", "archive", ck, other)
+	if r.code == 0 || !maps.Equal(beforeOther, treeContents(t, other)) {
+		t.Fatalf("archive over another checkpoint: exit %d, changed it: %v", r.code, !maps.Equal(beforeOther, treeContents(t, other)))
+	}
+}

@@ -317,6 +317,18 @@ test_p005_retention_plan_of_other_root_denied if {
 	ids(d) == {"CKG-P005"}
 }
 
+test_p005_retention_plan_of_inner_root_denied if {
+	# a plan for a root planted in offsets/ does not reach the outer root's log
+	inner := "s3://bucket/team/q1/offsets"
+	inp := object.union(mutation("delete", "2", "none", retention), {
+		"scope": inner, "roots": [root, inner], "root": inner,
+		"location": "s3://bucket/team/q1/offsets/2", "path": "s3://bucket/team/q1/offsets/2",
+		"plan": {"id": "p", "obsolete": {"2": "junk"}},
+	})
+	d := gateway.decision with input as inp
+	ids(d) == {"CKG-P005"}
+}
+
 # --- break glass
 
 admin(reason) := {"id": "alice", "kind": "admin", "reason": reason}

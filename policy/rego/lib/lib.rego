@@ -86,6 +86,17 @@ is_log_key if sink_log_entry(input.location)
 # root_log_entry(rel) is true for a log entry's name relative to its root.
 root_log_entry(r) if regex.match(`^(?:(?:offsets|commits)/[0-9]+|sources/[^/]+/[0-9]+(?:\.compact)?|metadata)$`, r)
 
+# live_file_of(r) is true when the location is a log entry or a state file
+# of root r.
+live_file_of(r) if {
+	d := dir(r)
+	startswith(input.location, d)
+	rel := substring(input.location, count(d), -1)
+	root_log_entry(rel)
+}
+
+live_file_of(r) if startswith(input.location, concat("", [dir(r), "state/"]))
+
 # is_state_key is true when the location is under a root's state/.
 is_state_key if {
 	some r in input.roots
