@@ -46,15 +46,23 @@ func TestStoreCommandsGCS(t *testing.T) {
 }
 
 func TestStoreCommandsAzure(t *testing.T) {
+	account, q := azurite(t)
+	c := bucketName()
+	storeScript(t, "az://"+account+"/"+c+"?"+q, "az://"+account+"/"+c+"/team/q1?"+q)
+}
+
+// azurite starts Azurite with the environment pointing the Azure backend
+// at it (the shared key, no other credential) and returns its account and
+// the URL query (endpoint) that reaches it.
+func azurite(t *testing.T) (account, query string) {
+	t.Helper()
 	emu, err := emulator.StartAzurite(startCtx(t))
 	emulator.Require(t, err)
 	t.Cleanup(emu.Stop)
 	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "")
 	t.Setenv("AZURE_STORAGE_SAS_TOKEN", "")
 	t.Setenv("AZURE_STORAGE_KEY", emu.Key)
-	q := url.Values{"endpoint": {emu.ServiceURL}}.Encode()
-	c := bucketName()
-	storeScript(t, "az://"+emu.Account+"/"+c+"?"+q, "az://"+emu.Account+"/"+c+"/team/q1?"+q)
+	return emu.Account, url.Values{"endpoint": {emu.ServiceURL}}.Encode()
 }
 
 // storeScript makes the bucket at bucketURL and drives a checkpoint under

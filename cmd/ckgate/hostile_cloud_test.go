@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"maps"
 	"net/url"
-	"path/filepath"
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
@@ -36,15 +32,9 @@ func TestHostileGCS(t *testing.T) {
 }
 
 func TestHostileAzure(t *testing.T) {
-	emu, err := emulator.StartAzurite(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "")
-	t.Setenv("AZURE_STORAGE_SAS_TOKEN", "")
-	t.Setenv("AZURE_STORAGE_KEY", emu.Key)
-	q := url.Values{"endpoint": {emu.ServiceURL}}.Encode()
+	account, q := azurite(t)
 	c := bucketName()
-	hostileCloud(t, "az://"+emu.Account+"/"+c+"?"+q, func(p string) string { return "az://" + emu.Account + "/" + c + "/" + p + "?" + q })
+	hostileCloud(t, "az://"+account+"/"+c+"?"+q, func(p string) string { return "az://" + account + "/" + c + "/" + p + "?" + q })
 }
 
 // objects maps every key of s to its content.
@@ -87,14 +77,7 @@ func hostileCloud(t *testing.T, bucketURL string, at func(path string) string) {
 	}
 	refusedHere := func(t *testing.T, stdin string, args ...string) {
 		t.Helper()
-		before := objects(t, bucket)
-		r := ckgate(t, Options{}, stdin, args...)
-		if r.code != ExitUsage && r.code != 3 && r.code != 4 {
-			t.Fatalf("%v: exit %d, want a refusal\nstdout:\n%s\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
-		}
-		if after := objects(t, bucket); !maps.Equal(before, after) {
-			t.Fatalf("%v was refused (exit %d) but changed the bucket", args, r.code)
-		}
+		refusedOn(t, func() map[string]string { return objects(t, bucket) }, stdin, args...)
 	}
 	hit := func(t *testing.T, root, key string) {
 		t.Helper()
@@ -128,25 +111,12 @@ func hostileCloud(t *testing.T, bucketURL string, at func(path string) string) {
 		}
 	})
 	t.Run("check then write", func(t *testing.T) {
-		pr, pw := io.Pipe()
-		done := make(chan result, 1)
-		go func() {
-			var out, errOut bytes.Buffer
-			code := Run(context.Background(), Options{Stdin: pr, Stdout: &out, Stderr: &errOut},
-				[]string{"ckgate", "store", "put", "--overwrite", "--reason", "INC-9", "--decision-log", filepath.Join(t.TempDir(), "d.jsonl"),
-					"-", at("team/x/ck"), "offsets/50"})
-			pr.Close()
-			done <- result{code: code, stdout: out.String(), stderr: errOut.String()}
-		}()
-		if _, err := pw.Write(bytes.Repeat([]byte("a"), streamThreshold+2)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := bucket.Put(ctx, "team/x/ck/offsets/50", []byte("the job's entry"), gateway.IfAbsent()); err != nil {
-			t.Fatal(err)
-		}
-		pw.Write(bytes.Repeat([]byte("b"), 1<<20))
-		pw.Close()
-		(<-done).wantErr(t, 3, `"offsets/50"`)
+		r := racedOverwrite(t, at("team/x/ck"), "offsets/50", func() {
+			if _, err := bucket.Put(ctx, "team/x/ck/offsets/50", []byte("the job's entry"), gateway.IfAbsent()); err != nil {
+				t.Fatal(err)
+			}
+		})
+		r.wantErr(t, 3, `"offsets/50"`)
 		if got, _, _ := bucket.Get(ctx, "team/x/ck/offsets/50"); string(got) != "the job's entry" {
 			t.Fatalf("offsets/50 = %.40q: the job's entry was replaced", got)
 		}

@@ -76,12 +76,19 @@ func treeContents(t *testing.T, dir string) map[string]string {
 // checkpoint ck as it was.
 func refused(t *testing.T, ck, stdin string, args ...string) {
 	t.Helper()
-	before := treeContents(t, ck)
+	refusedOn(t, func() map[string]string { return treeContents(t, ck) }, stdin, args...)
+}
+
+// refusedOn runs args and wants a refusal that leaves what snapshot sees
+// as it was.
+func refusedOn(t *testing.T, snapshot func() map[string]string, stdin string, args ...string) {
+	t.Helper()
+	before := snapshot()
 	r := ckgate(t, Options{}, stdin, args...)
 	if r.code != ExitUsage && r.code != 3 && r.code != 4 {
 		t.Fatalf("%v: exit %d, want a refusal (2, 3 or 4)\nstdout:\n%s\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
 	}
-	if after := treeContents(t, ck); !maps.Equal(before, after) {
+	if after := snapshot(); !maps.Equal(before, after) {
 		t.Fatalf("%v was refused (exit %d) but changed the checkpoint:\nbefore %v\nafter  %v", args, r.code, before, after)
 	}
 }
@@ -142,15 +149,30 @@ func TestHostileCheckThenWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r := racedOverwrite(t, ck, "offsets/50", func() {
+		if _, err := job.Put(context.Background(), "offsets/50", []byte("the job's entry"), gateway.IfAbsent()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	r.wantErr(t, 3, `"offsets/50"`, "already exists")
+	if got, _ := os.ReadFile(filepath.Join(ck, "offsets", "50")); string(got) != "the job's entry" {
+		t.Fatalf("offsets/50 = %.40q: the job's entry was replaced", got)
+	}
+}
+
+// racedOverwrite streams a put --overwrite of key under root as an admin
+// breaking glass (the one principal still let create a log entry, who must
+// not replace a job's entry either), and runs concurrent once the put has
+// decided and is reading the rest of its body.
+func racedOverwrite(t *testing.T, root, key string, concurrent func()) result {
+	t.Helper()
 	pr, pw := io.Pipe()
 	done := make(chan result, 1)
 	go func() {
-		// the one principal still let create a log entry: an admin
-		// breaking glass, who must not replace a job's entry either
 		var out, errOut bytes.Buffer
 		code := Run(context.Background(), Options{Stdin: pr, Stdout: &out, Stderr: &errOut},
 			[]string{"ckgate", "store", "put", "--overwrite", "--reason", "INC-9", "--decision-log", filepath.Join(t.TempDir(), "d.jsonl"),
-				"-", ck, "offsets/50"})
+				"-", root, key})
 		pr.Close() // a writer still blocked gets an error, not a hang
 		done <- result{code: code, stdout: out.String(), stderr: errOut.String()}
 	}()
@@ -159,16 +181,10 @@ func TestHostileCheckThenWrite(t *testing.T) {
 	if _, err := pw.Write(bytes.Repeat([]byte("a"), streamThreshold+2)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := job.Put(context.Background(), "offsets/50", []byte("the job's entry"), gateway.IfAbsent()); err != nil {
-		t.Fatal(err)
-	}
+	concurrent()
 	pw.Write(bytes.Repeat([]byte("b"), 1<<20))
 	pw.Close()
-	r := <-done
-	r.wantErr(t, 3, `"offsets/50"`, "already exists")
-	if got, _ := os.ReadFile(filepath.Join(ck, "offsets", "50")); string(got) != "the job's entry" {
-		t.Fatalf("offsets/50 = %.40q: the job's entry was replaced", got)
-	}
+	return <-done
 }
 
 // Class 6: links inside or beside the root that point at offsets/ do not
