@@ -79,14 +79,14 @@ func (p Plan) encode() []byte {
 // checkPlan writes the plan on the first run, or compares it with the
 // recorded one. It returns the partitions to use.
 func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (Plan, error) {
-	data, _, err := cp.Get(ctx, PlanKey)
+	data, _, err := gateway.GetBounded(ctx, cp, PlanKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		if _, err := cp.Put(ctx, PlanKey, want.encode(), gateway.IfAbsent()); err != nil && !errors.Is(err, gateway.ErrExists) {
 			return Plan{}, fmt.Errorf("write %s: %w", PlanKey, err)
 		} else if err == nil {
 			return want, nil
 		}
-		data, _, err = cp.Get(ctx, PlanKey)
+		data, _, err = gateway.GetBounded(ctx, cp, PlanKey, 0)
 	}
 	if err != nil {
 		return Plan{}, fmt.Errorf("read %s: %w", PlanKey, err)

@@ -92,7 +92,7 @@ func preflight(ctx context.Context, st gateway.Store, s *spec.Spec) error {
 	}
 	// get reads key; a missing one is (nil, nil), an empty one non-nil
 	get := func(key string) ([]byte, error) {
-		data, _, err := st.Get(ctx, key)
+		data, _, err := gateway.GetBounded(ctx, st, key, 0)
 		if errors.Is(err, gateway.ErrNotFound) {
 			return nil, nil
 		}
@@ -345,7 +345,7 @@ func (q *Query) recover(ctx context.Context) error {
 
 func (q *Query) readOffsets(ctx context.Context, n int64) (*logged, error) {
 	key := checkpoint.OffsetsKey(n)
-	data, _, err := q.cp.Get(ctx, key)
+	data, _, err := gateway.GetBounded(ctx, q.cp, key, 0)
 	if err != nil {
 		if errors.Is(err, gateway.ErrNotFound) {
 			return nil, fmt.Errorf("%w: %s is missing", ErrCorrupt, key)
@@ -375,7 +375,7 @@ func decodeOffsets(key string, n int64, data []byte) (*logged, error) {
 
 func (q *Query) readCommit(ctx context.Context, n int64) (*checkpoint.CommitMetadata, error) {
 	key := checkpoint.CommitKey(n)
-	data, _, err := q.cp.Get(ctx, key)
+	data, _, err := gateway.GetBounded(ctx, q.cp, key, 0)
 	if err != nil {
 		if errors.Is(err, gateway.ErrNotFound) {
 			return nil, fmt.Errorf("%w: %s is missing", ErrCorrupt, key)

@@ -22,7 +22,7 @@ func (s *Session) BeginBatch(ctx context.Context) error {
 	if stale {
 		return s.Heartbeat(ctx)
 	}
-	data, _, err := s.store.Get(ctx, WriterKey)
+	data, _, err := GetBounded(ctx, s.store, WriterKey, 0)
 	if errors.Is(err, ErrNotFound) {
 		return s.fence(fmt.Errorf("the writer record was deleted"))
 	}
@@ -62,7 +62,7 @@ func (s *Session) CreateEntry(ctx context.Context, key string, data []byte) (Ent
 	if !ambiguous(err) {
 		return Entry{}, err
 	}
-	got, gv, rerr := s.store.Get(ctx, key)
+	got, gv, rerr := GetBounded(ctx, s.store, key, 0)
 	switch {
 	case rerr == nil:
 	case errors.Is(rerr, ErrNotFound) && !errors.Is(err, ErrExists):

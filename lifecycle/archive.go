@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -336,14 +335,17 @@ func Verify(ctx context.Context, dst gateway.Store, entries []ManifestEntry, con
 	})
 }
 
-// ReadManifest reads and checks an archive's manifest.
+// ReadManifest reads and checks an archive's manifest. It lists every key
+// of the archive, so it may legitimately be larger than the bound on small
+// checkpoint files: it is decoded as it streams, not read whole first.
 func ReadManifest(ctx context.Context, st gateway.Store) (*Manifest, error) {
-	data, _, err := st.Get(ctx, ManifestKey)
+	rc, _, err := st.GetStream(ctx, ManifestKey)
 	if err != nil {
 		return nil, err
 	}
+	defer rc.Close()
 	var m Manifest
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&m); err != nil {
+	if err := json.NewDecoder(rc).Decode(&m); err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", ManifestKey, checkpoint.ErrCorrupt, err)
 	}
 	return &m, nil
@@ -354,7 +356,7 @@ func ReadManifest(ctx context.Context, st gateway.Store) (*Manifest, error) {
 // a new checkpoint root. Callers that open a checkpoint to resume it
 // (ckgate run) use it to refuse an archived root.
 func CheckNotArchived(ctx context.Context, st gateway.Store) (*ArchivedRecord, error) {
-	data, _, err := st.Get(ctx, ArchivedKey)
+	data, _, err := gateway.GetBounded(ctx, st, ArchivedKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return nil, nil
 	}

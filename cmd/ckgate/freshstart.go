@@ -250,7 +250,7 @@ func (e *env) filesBoundary(c *cli.Context, src gateway.Store) (source.StartPoin
 // planSource returns the source kind and Kafka topic recorded in the
 // checkpoint's plan ("" when it has no plan: a Spark checkpoint).
 func planSource(ctx context.Context, st gateway.Store) (kind, topic string, err error) {
-	data, _, err := st.Get(ctx, engine.PlanKey)
+	data, _, err := gateway.GetBounded(ctx, st, engine.PlanKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return "", "", nil
 	}

@@ -70,7 +70,7 @@ func checkpointRootOf(ctx context.Context, s gateway.Store, key string) (dir str
 			dir = ""
 		}
 		mdKey := path.Join(dir, "metadata")
-		data, _, err := s.Get(ctx, mdKey)
+		data, _, err := gateway.GetBounded(ctx, s, mdKey, 0)
 		switch {
 		case err == nil:
 			id, perr := policy.ParseMetadata(data)

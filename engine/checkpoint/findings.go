@@ -88,7 +88,8 @@ func findingForError(key string, sev Severity, what string, err error) Finding {
 		id = FindingTruncated
 	case errors.Is(err, ErrUnsupportedCodec):
 		id = FindingUnsupportedCodec
-	case errors.Is(err, ErrCorrupt):
+	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrTooLarge), errors.Is(err, gateway.ErrTooLarge):
+		// far larger than any file of the layout: damaged or planted
 		id = FindingCorrupt
 	case gateway.KindOf(err) != nil:
 		id = FindingUnreadable

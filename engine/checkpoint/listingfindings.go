@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"fmt"
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // listingFindings reports what the listing alone shows: temp files left by
@@ -49,7 +50,7 @@ func (in *inspector) verifyRemaining(ctx context.Context) error {
 		}
 		in.verified[target] = true
 		tasks = append(tasks, func(ctx context.Context) error {
-			data, _, err := in.st.Get(ctx, e.Key)
+			data, _, err := gateway.GetBounded(ctx, in.st, e.Key, max(in.o.MaxDecodeBytes, maxLogBytes))
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
