@@ -34,6 +34,10 @@ var (
 	// ErrArchived: the checkpoint root was archived for a fresh start; a
 	// query must not resume from it.
 	ErrArchived = errors.New("checkpoint archived for a fresh start")
+	// ErrNotRegular: the source holds a name that is not a regular file (a
+	// FIFO, device or socket on the local disk), which no copy can hold:
+	// the archive is refused rather than made without it.
+	ErrNotRegular = errors.New("the checkpoint holds a file that is not a regular file")
 )
 
 // ArchiveOptions configure Archive.
@@ -164,6 +168,13 @@ func Archive(ctx context.Context, src, dst gateway.Store, opts ArchiveOptions) (
 			}
 			return nil, fmt.Errorf("the new root %s holds %s: a fresh start needs an empty root: %w", gateway.Redact(opts.NewRoot), a.Key, gateway.ErrExists)
 		}
+	}
+	for e, err := range gateway.ListNonRegular(ctx, src, "") {
+		if err != nil {
+			return nil, fmt.Errorf("list source: %w", err)
+		}
+		return nil, fmt.Errorf("archive: %w: %q is %s, not a regular file: an archive must hold every file of the checkpoint, and this one cannot be copied",
+			ErrNotRegular, e.Key, gateway.FileType(e.Mode))
 	}
 	var keys []gateway.Attrs
 	for a, err := range src.List(ctx, "") {

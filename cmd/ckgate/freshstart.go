@@ -76,9 +76,8 @@ func (e *env) freshStart(c *cli.Context) error {
 	case c.Int("concurrency") <= 0:
 		return usageErrorf(c, "--concurrency %d: want a positive number", c.Int("concurrency"))
 	}
-	locs := []string{location(a[0]), location(dest), location(newRoot)}
-	if locs[0] == locs[1] || locs[0] == locs[2] || locs[1] == locs[2] {
-		return usageErrorf(c, "URL, --archive-to and --new must be three different locations")
+	if err := apart(c, "URL", a[0], "--archive-to", dest, "--new", newRoot); err != nil {
+		return err
 	}
 	p, eng, log, closeLog, err := e.housekeeping(c)
 	if err != nil {

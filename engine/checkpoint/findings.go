@@ -58,6 +58,7 @@ const (
 	FindingIgnoredFile           = "ignored-file"
 	FindingChecksumMismatch      = "checksum-mismatch"
 	FindingOrphanChecksum        = "orphan-checksum"
+	FindingNotRegular            = "not-regular-file"
 	FindingStateUnrebuildable    = "state-unrebuildable"
 	FindingStatePartitionMissing = "state-partition-missing"
 	FindingStateSinglePartition  = "state-single-partition"
@@ -118,10 +119,12 @@ const (
 // nextStep is the safe next step for a finding: what to do about it
 // without losing or corrupting the checkpoint.
 func nextStep(f Finding) string {
-	if f.Key == gateway.WriterKey && f.ID != FindingWriterLive {
+	if f.Key == gateway.WriterKey && f.ID != FindingWriterLive && f.ID != FindingNotRegular {
 		return "it is ckgate's single-writer lock, not checkpoint data: make sure no ckgate run uses this checkpoint, then remove it with `ckgate store rm URL " + gateway.WriterKey + "` (the next run creates a new one)"
 	}
 	switch f.ID {
+	case FindingNotRegular:
+		return "neither Spark nor ckgate writes one: find out what created it and remove it by hand; if it took the place of a checkpoint file, restore that file from an archive; until then every reader refuses it and `ckgate archive` refuses the checkpoint"
 	case FindingUnsupportedVersion:
 		return NextNewer
 	case FindingUnreadable:

@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"fmt"
+
 	"github.com/ckgate/ckgate/gateway"
 )
 
@@ -70,4 +71,24 @@ func (in *inspector) verifyRemaining(ctx context.Context) error {
 		check(t)
 	}
 	return runAll(ctx, in.o.Concurrency, tasks)
+}
+
+// nonRegularFindings reports every name in the checkpoint's tree that is
+// not a regular file (a FIFO, a device, a socket: gateway.ListNonRegular,
+// which only a local store has). Listings skip them and reads refuse them,
+// so without this finding a FIFO where "metadata" or the writer record
+// belongs would look like a missing file.
+func (in *inspector) nonRegularFindings(ctx context.Context) error {
+	for e, err := range gateway.ListNonRegular(ctx, in.st, "") {
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			in.add(Finding{ID: FindingUnreadable, Severity: SeverityWarning, Key: "", Message: fmt.Sprintf("listing the names that are not regular files: %v", err)})
+			return nil
+		}
+		in.add(Finding{ID: FindingNotRegular, Severity: SeverityError, Key: e.Key,
+			Message: fmt.Sprintf("%q is %s, not a regular file: it is not read", e.Key, gateway.FileType(e.Mode))})
+	}
+	return nil
 }

@@ -56,6 +56,9 @@ func Inspect(ctx context.Context, st gateway.Store, opts Options) (*Report, erro
 		}
 	}
 	in.listingFindings()
+	if err := in.nonRegularFindings(ctx); err != nil {
+		return nil, err
+	}
 	for i := range in.findings {
 		if in.findings[i].Next == "" {
 			in.findings[i].Next = nextStep(in.findings[i])
