@@ -16,8 +16,10 @@ import (
 const MaxFileBytes = 16 << 20
 
 // MaxLineBytes bounds one line of a log that is streamed rather than read
-// whole (the compactible logs: _spark_metadata/N.compact, sources/*/N.compact).
-const MaxLineBytes = 16 << 20
+// whole (the compactible logs: _spark_metadata/N.compact, sources/*/N.compact):
+// 1 MiB, where one entry (a file's path, size and times) takes well under
+// 4 KiB.
+const MaxLineBytes = 1 << 20
 
 // GetBounded reads key whole, like Store.Get, but never allocates more
 // than limit bytes (MaxFileBytes when limit <= 0): the object is opened once
