@@ -3,9 +3,12 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"iter"
+	"os"
 	"strings"
+	"syscall"
 )
 
 // FileType names what a file of mode m is, with its article: "a FIFO",
@@ -89,4 +92,46 @@ func (p *prefixStore) NonRegular(ctx context.Context, prefix string) iter.Seq2[N
 
 func (s *intercepted) NonRegular(ctx context.Context, prefix string) iter.Seq2[NonRegularEntry, error] {
 	return ListNonRegular(ctx, s.inner, prefix)
+}
+
+// ReadRegularFile reads the local file at path (a spec, a plan, a policy
+// input, a credentials file) whole, at most limit bytes (MaxFileBytes when
+// limit <= 0). It opens without blocking and refuses, naming the path,
+// anything that is not a regular file: a FIFO would wait for a writer
+// forever, a device may never end. A bigger file is refused before it is
+// read.
+func ReadRegularFile(path string, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = MaxFileBytes
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+			return nil, notRegularFile(path, fi.Mode())
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegularFile(path, fi.Mode())
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s holds %s, more than the %s it may hold: it is not read", path, sizeText(fi.Size()), sizeText(limit))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s holds more than the %s it may hold: it is not read", path, sizeText(limit))
+	}
+	return data, nil
+}
+
+func notRegularFile(path string, m fs.FileMode) error {
+	return fmt.Errorf("%q is %s, not a regular file: it is not read", path, FileType(m))
 }

@@ -63,3 +63,26 @@ func TestHostileFIFOCheckpointFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileFIFOInputFiles: a FIFO given as a spec, a plan, a policy
+// input or a bucket configuration is refused at once, named, exit 2.
+func TestHostileFIFOInputFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := hostiletest.FIFO(t, filepath.Join(dir, "in.yaml"))
+	ck := filepath.Join(dir, "ck")
+	for _, args := range [][]string{
+		{"run", "--checkpoint", ck, "--available-now", fifo},
+		{"compat", "--spec", fifo, ck},
+		{"compat", "--plan", fifo, ck},
+		{"policy", "eval", fifo},
+		{"audit", "--lifecycle", fifo, ck},
+	} {
+		r := runChild(t, dir, args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, fifo) || !strings.Contains(r.stderr, "is a FIFO, not a regular file") {
+			t.Errorf("ckgate %s: exit %d, stderr:\n%s", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+	if _, err := os.Stat(ck); err == nil {
+		t.Errorf("a refused command created %s", ck)
+	}
+}
