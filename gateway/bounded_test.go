@@ -97,3 +97,41 @@ func TestLines(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLines: streamed lines never exceed the bound, a too-long line is
+// ErrTooLarge naming the key, and otherwise the lines are the body split
+// at "\n" (without a last empty line), as the whole-file split gives.
+func FuzzLines(f *testing.F) {
+	f.Add([]byte("v1\n{\"path\":\"a\"}\n"), uint8(16))
+	f.Add([]byte("v1\r\n\n\nxx"), uint8(1))
+	f.Add([]byte(strings.Repeat("z", 300)), uint8(255))
+	f.Add([]byte{}, uint8(0))
+	f.Fuzz(func(t *testing.T, body []byte, limit uint8) {
+		ctx := context.Background()
+		st := memstore.New()
+		if _, err := st.Put(ctx, "sources/0/9.compact", body, gateway.None()); err != nil {
+			t.Fatal(err)
+		}
+		max := int(limit) + 1
+		var got []string
+		for l, err := range gateway.Lines(ctx, st, "sources/0/9.compact", max) {
+			if err != nil {
+				if !errors.Is(err, gateway.ErrTooLarge) || !strings.Contains(err.Error(), `"sources/0/9.compact" line`) {
+					t.Fatalf("error %v", err)
+				}
+				return
+			}
+			if len(l) > max {
+				t.Fatalf("a line of %d bytes, bound %d", len(l), max)
+			}
+			got = append(got, string(l))
+		}
+		var want []string
+		if len(body) > 0 {
+			want = strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("lines %q, want %q", got, want)
+		}
+	})
+}
