@@ -103,13 +103,14 @@ func CheckApart(aName, a, bName, b string) error {
 	if err != nil {
 		return err
 	}
+	const must = "; they must be different locations, neither inside the other"
 	switch {
 	case la == lb:
-		return fmt.Errorf("%w: %s %s and %s %s are the same location (%s)", ErrOverlap, aName, gateway.Redact(a), bName, gateway.Redact(b), la)
+		return fmt.Errorf("%w: %s %s and %s %s are the same location (%s)%s", ErrOverlap, aName, gateway.Redact(a), bName, gateway.Redact(b), la, must)
 	case lb.Within(la):
-		return fmt.Errorf("%w: %s %s is inside %s %s (%s is under %s)", ErrOverlap, bName, gateway.Redact(b), aName, gateway.Redact(a), lb, la)
+		return fmt.Errorf("%w: %s %s is inside %s %s (%s is under %s)%s", ErrOverlap, bName, gateway.Redact(b), aName, gateway.Redact(a), lb, la, must)
 	case la.Within(lb):
-		return fmt.Errorf("%w: %s %s is inside %s %s (%s is under %s)", ErrOverlap, aName, gateway.Redact(a), bName, gateway.Redact(b), la, lb)
+		return fmt.Errorf("%w: %s %s is inside %s %s (%s is under %s)%s", ErrOverlap, aName, gateway.Redact(a), bName, gateway.Redact(b), la, lb, must)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -51,10 +52,11 @@ func latestEntry(t testing.TB, ck, dir string) string {
 	return dir + "/" + name
 }
 
-// measureReadRSS runs run, inspect and gap (children) on the demo
+// measureReadRSS runs run, inspect, gap and retention plan (children) on the demo
 // checkpoint, once as it is and once with each file ckgate parses (the
 // latest offsets and commit, metadata, the writer record, the plan, the
-// latest file source log entry) replaced by a 1 GiB sparse file, and
+// latest file source log entry, every state file: "state/0/*") replaced
+// by a 1 GiB sparse file, and
 // returns the peak RSS growth of each over the same command on the intact
 // checkpoint.
 func measureReadRSS(t testing.TB) []rssGrowth {
@@ -62,11 +64,12 @@ func measureReadRSS(t testing.TB) []rssGrowth {
 	pristine := hostileDemo(t)
 	ck := filepath.Join(pristine, "demo", "checkpoint")
 	files := []string{latestEntry(t, ck, "offsets"), latestEntry(t, ck, "commits"), "metadata",
-		"_ckgate/writer", "_ckgate/plan.json", latestEntry(t, ck, "sources/0")}
+		"_ckgate/writer", "_ckgate/plan.json", latestEntry(t, ck, "sources/0"), stateFiles}
 	commands := [][]string{
 		{"run", "--checkpoint", "demo/checkpoint", "--available-now", hostileSpec},
 		{"inspect", "demo/checkpoint"},
 		{"gap", "demo/checkpoint"},
+		{"retention", "plan", "demo/checkpoint"},
 	}
 	copyDemo := func() string {
 		dir := filepath.Join(t.TempDir(), "w")
@@ -83,7 +86,7 @@ func measureReadRSS(t testing.TB) []rssGrowth {
 	for _, f := range files {
 		for _, c := range commands {
 			dir := copyDemo()
-			hostiletest.Sparse(t, filepath.Join(dir, "demo", "checkpoint", filepath.FromSlash(f)), giantSize)
+			plant(t, filepath.Join(dir, "demo", "checkpoint"), f)
 			r := runChild(t, dir, c...)
 			out = append(out, rssGrowth{file: f, command: c[0], mib: float64(max(0, r.maxRSSKiB-base[c[0]])) / 1024,
 				out: fmt.Sprintf("exit %d\n%s%s", r.code, r.stdout, r.stderr)})
@@ -92,19 +95,50 @@ func measureReadRSS(t testing.TB) []rssGrowth {
 	return out
 }
 
+// stateFiles stands for every state file of the checkpoint.
+const stateFiles = "state/0/*"
+
+// plant replaces the file f of the checkpoint at ck (or, for stateFiles,
+// every state file) with a 1 GiB sparse file.
+func plant(t testing.TB, ck, f string) {
+	t.Helper()
+	if f != stateFiles {
+		hostiletest.Sparse(t, filepath.Join(ck, filepath.FromSlash(f)), giantSize)
+		return
+	}
+	n := 0
+	err := filepath.WalkDir(filepath.Join(ck, "state", "0"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && !strings.Contains(p, "_metadata") {
+			hostiletest.Sparse(t, p, giantSize)
+			n++
+		}
+		return err
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("state files: %d, %v", n, err)
+	}
+}
+
 // TestHostileReadRSSBounded: reading a 1 GiB checkpoint file never grows a
 // command's peak RSS by more than 64 MiB: the file is refused, naming it,
 // before anything is allocated for it.
 func TestHostileReadRSSBounded(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the CLI 21 times")
+		t.Skip("runs the CLI 32 times")
 	}
 	for _, g := range measureReadRSS(t) {
 		t.Logf("%-20s %-8s +%.1f MiB", g.file, g.command, g.mib)
 		if g.mib > maxReadRSSGrowthMiB {
 			t.Errorf("%s on a 1 GiB %s: peak RSS grew by %.0f MiB, want <= %d\n%s", g.command, g.file, g.mib, maxReadRSSGrowthMiB, g.out)
 		}
-		if g.command != "gap" && !strings.Contains(g.out, g.file) {
+		name := g.file
+		if name == stateFiles {
+			if g.command != "run" {
+				continue
+			}
+			name = "state/0/"
+		}
+		if (g.command == "run" || g.command == "inspect") && !strings.Contains(g.out, name) {
 			t.Errorf("%s on a 1 GiB %s does not name it:\n%s", g.command, g.file, g.out)
 		}
 	}
