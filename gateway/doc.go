@@ -23,7 +23,19 @@
 // (retryable), ErrUnsupported or ErrInvalidKey. The backend's own error
 // (an SDK error, a syscall error) stays reachable with errors.As. Sessions
 // add ErrFenced, ErrInUse and ErrUnknownOutcome; the authorizer adds
-// ErrDenied.
+// ErrDenied; GetBounded and Lines add ErrTooLarge.
+//
+// # Hostile files
+//
+// Every checkpoint file ckgate parses is read through GetBounded (whole,
+// at most MaxFileBytes, refused before any byte is read when the store
+// announces more) or streamed through Lines (one line at a time, each at
+// most MaxLineBytes); nothing reads a store object whole with Get. On the
+// local disk a key that names a FIFO, a device or a socket is never opened
+// in a way that can block and is refused with NotRegular, saying what it
+// is; List skips such names and ListNonRegular yields them, so a copier can
+// refuse a tree that holds one. Local input files (specs, plans, policy
+// inputs) are read with ReadRegularFile under the same rules.
 //
 // # URLs
 //
