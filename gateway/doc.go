@@ -27,10 +27,11 @@
 //
 // # Hostile files
 //
-// Every checkpoint file ckgate parses is read through GetBounded (whole,
-// at most MaxFileBytes, refused before any byte is read when the store
-// announces more) or streamed through Lines (one line at a time, each at
-// most MaxLineBytes); nothing reads a store object whole with Get. On the
+// The checkpoint files ckgate parses whole (metadata, offsets, commits, the
+// writer record, the plan, other small records) are read through
+// GetBounded: at most MaxFileBytes, refused before any byte is read when
+// the store announces more. Logs that legitimately grow are streamed
+// through Lines, one line of at most MaxLineBytes at a time. On the
 // local disk a key that names a FIFO, a device or a socket is never opened
 // in a way that can block and is refused with NotRegular, saying what it
 // is; List skips such names and ListNonRegular yields them, so a copier can

@@ -257,7 +257,8 @@ func copyKey(ctx context.Context, src, dst gateway.Store, a gateway.Attrs) (Mani
 		}
 		// The destination cannot stream: copy it whole.
 	}
-	data, _, err := src.Get(ctx, key)
+	// Listed as small: a key that grew since is refused, not read whole.
+	data, _, err := gateway.GetBounded(ctx, src, key, max(a.Size, StreamThreshold))
 	if err != nil {
 		return ManifestEntry{}, fmt.Errorf("read %s: %w", key, err)
 	}
