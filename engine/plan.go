@@ -83,14 +83,14 @@ func (p Plan) encode() []byte {
 // still hold a secret, and no URL hash) is written again in the current
 // form, compare-and-swap.
 func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (Plan, error) {
-	data, v, err := cp.Get(ctx, PlanKey)
+	data, v, err := gateway.GetBounded(ctx, cp, PlanKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		if _, err := cp.Put(ctx, PlanKey, want.encode(), gateway.IfAbsent()); err != nil && !errors.Is(err, gateway.ErrExists) {
 			return Plan{}, fmt.Errorf("write %s: %w", PlanKey, err)
 		} else if err == nil {
 			return want, nil
 		}
-		data, v, err = cp.Get(ctx, PlanKey)
+		data, v, err = gateway.GetBounded(ctx, cp, PlanKey, 0)
 	}
 	if err != nil {
 		return Plan{}, fmt.Errorf("read %s: %w", PlanKey, err)

@@ -216,11 +216,11 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 
 // readQueryID returns the id in metadata, or a new one.
 func readQueryID(ctx context.Context, st gateway.Store) (string, bool, error) {
-	data, _, err := st.Get(ctx, checkpoint.MetadataKey)
+	data, _, err := gateway.GetBounded(ctx, st, checkpoint.MetadataKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		// a first run that took the writer record and stopped before
 		// writing metadata: the checkpoint is that query's
-		rec, _, rerr := st.Get(ctx, gateway.WriterKey)
+		rec, _, rerr := gateway.GetBounded(ctx, st, gateway.WriterKey, 0)
 		if rerr == nil {
 			if w, perr := gateway.ParseWriterRecord(rec); perr == nil && w.QueryID != "" {
 				return w.QueryID, true, nil

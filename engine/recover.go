@@ -92,7 +92,7 @@ func preflight(ctx context.Context, st gateway.Store, s *spec.Spec) error {
 	}
 	// get reads key; a missing one is (nil, nil), an empty one non-nil
 	get := func(key string) ([]byte, error) {
-		data, _, err := st.Get(ctx, key)
+		data, _, err := gateway.GetBounded(ctx, st, key, 0)
 		if errors.Is(err, gateway.ErrNotFound) {
 			return nil, nil
 		}
@@ -265,16 +265,26 @@ func checkStateChains(ctx context.Context, st gateway.Store, n int64, cm *checkp
 					return &CorruptError{Key: dir + names[0], What: "starts a state chain longer than 100000 files", Next: checkpoint.NextRestore}
 				}
 				key := dir + name
-				data, _, err := st.Get(ctx, key)
+				// Streamed: a state file of any size is checked holding one
+				// record at a time, and damage stops the read where it starts.
+				rc, _, err := st.GetStream(ctx, key)
 				if errors.Is(err, gateway.ErrNotFound) {
 					return missing(key, fmt.Sprintf("%s names state file %s of partition %d, and a restart rebuilds the state from it", checkpoint.CommitKey(n), names[0], p))
 				}
 				if err != nil {
 					return fmt.Errorf("read %s: %w", key, err)
 				}
-				h, err := state.Decode(data, nil)
+				h, size, err := state.Check(rc)
+				rc.Close()
+				if gateway.KindOf(err) != nil {
+					return fmt.Errorf("read %s: %w", key, err)
+				}
 				if err != nil {
-					return refuse(key, data, err)
+					var empty []byte
+					if size == 0 {
+						empty = []byte{}
+					}
+					return refuse(key, empty, err)
 				}
 				name = h.Base
 			}
@@ -345,7 +355,7 @@ func (q *Query) recover(ctx context.Context) error {
 
 func (q *Query) readOffsets(ctx context.Context, n int64) (*logged, error) {
 	key := checkpoint.OffsetsKey(n)
-	data, _, err := q.cp.Get(ctx, key)
+	data, _, err := gateway.GetBounded(ctx, q.cp, key, 0)
 	if err != nil {
 		if errors.Is(err, gateway.ErrNotFound) {
 			return nil, fmt.Errorf("%w: %s is missing", ErrCorrupt, key)
@@ -378,7 +388,7 @@ func decodeOffsets(key string, n int64, data []byte) (*logged, error) {
 
 func (q *Query) readCommit(ctx context.Context, n int64) (*checkpoint.CommitMetadata, error) {
 	key := checkpoint.CommitKey(n)
-	data, _, err := q.cp.Get(ctx, key)
+	data, _, err := gateway.GetBounded(ctx, q.cp, key, 0)
 	if err != nil {
 		if errors.Is(err, gateway.ErrNotFound) {
 			return nil, fmt.Errorf("%w: %s is missing", ErrCorrupt, key)

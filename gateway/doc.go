@@ -23,7 +23,20 @@
 // (retryable), ErrUnsupported or ErrInvalidKey. The backend's own error
 // (an SDK error, a syscall error) stays reachable with errors.As. Sessions
 // add ErrFenced, ErrInUse and ErrUnknownOutcome; the authorizer adds
-// ErrDenied.
+// ErrDenied; GetBounded and Lines add ErrTooLarge.
+//
+// # Hostile files
+//
+// The checkpoint files ckgate parses whole (metadata, offsets, commits, the
+// writer record, the plan, other small records) are read through
+// GetBounded: at most MaxFileBytes, refused before any byte is read when
+// the store announces more. Logs that legitimately grow are streamed
+// through Lines, one line of at most MaxLineBytes at a time. On the
+// local disk a key that names a FIFO, a device or a socket is never opened
+// in a way that can block and is refused with NotRegular, saying what it
+// is; List skips such names and ListNonRegular yields them, so a copier can
+// refuse a tree that holds one. Local input files (specs, plans, policy
+// inputs) are read with ReadRegularFile under the same rules.
 //
 // # URLs
 //

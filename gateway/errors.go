@@ -19,8 +19,13 @@ var (
 	ErrUnavailable = errors.New("unavailable")
 	// ErrUnsupported: the backend cannot honour the requested condition or operation.
 	ErrUnsupported = errors.New("unsupported")
-	// ErrInvalidKey: the key is empty, absolute, has '..', NUL, or escapes the root.
+	// ErrInvalidKey: the key is empty, absolute, has '..', NUL, or escapes the
+	// root, or it names something no store holds (a FIFO, a device or a socket
+	// on the local disk: see NotRegular).
 	ErrInvalidKey = errors.New("invalid key")
+	// ErrTooLarge: the object is larger than the reader's bound (see
+	// GetBounded); it was not read.
+	ErrTooLarge = errors.New("too large to read")
 
 	// ErrDenied: a policy refused the mutation.
 	ErrDenied = errors.New("denied by policy")
@@ -34,7 +39,7 @@ var (
 
 var kinds = []error{
 	ErrNotFound, ErrExists, ErrPrecondition, ErrPermission, ErrUnavailable,
-	ErrUnsupported, ErrInvalidKey, ErrDenied, ErrFenced, ErrInUse, ErrUnknownOutcome,
+	ErrUnsupported, ErrInvalidKey, ErrTooLarge, ErrDenied, ErrFenced, ErrInUse, ErrUnknownOutcome,
 }
 
 // Error is the error every Store returns for a key: the operation, the key,

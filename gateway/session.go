@@ -143,7 +143,7 @@ func OpenSession(ctx context.Context, s Store, opts SessionOptions) (*Session, e
 
 // checkMetadataQuery refuses a root whose metadata names another query.
 func checkMetadataQuery(ctx context.Context, s Store, queryID string) error {
-	data, _, err := s.Get(ctx, "metadata")
+	data, _, err := GetBounded(ctx, s, "metadata", 0)
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}
@@ -177,7 +177,7 @@ const maxAcquireRounds = 8
 
 func (s *Session) acquire(ctx context.Context) error {
 	for range maxAcquireRounds {
-		data, v, err := s.store.Get(ctx, WriterKey)
+		data, v, err := GetBounded(ctx, s.store, WriterKey, 0)
 		if errors.Is(err, ErrNotFound) {
 			rec := s.newRecord(1, s.opts.Now())
 			ver, err := s.writeRecord(ctx, rec, IfAbsent())
@@ -247,7 +247,7 @@ func (s *Session) waitForExpiry(ctx context.Context, cur WriterRecord) error {
 		return E("open", WriterKey, ErrUnavailable, ctx.Err())
 	case <-t.C:
 	}
-	data, _, err := s.store.Get(ctx, WriterKey)
+	data, _, err := GetBounded(ctx, s.store, WriterKey, 0)
 	if err != nil {
 		return err
 	}
@@ -275,7 +275,7 @@ func (s *Session) writeRecord(ctx context.Context, rec WriterRecord, c Cond) (Ve
 	if err == nil || !ambiguous(err) {
 		return v, err
 	}
-	data, rv, rerr := s.store.Get(ctx, WriterKey)
+	data, rv, rerr := GetBounded(ctx, s.store, WriterKey, 0)
 	if rerr != nil {
 		return "", E("put", WriterKey, ErrUnknownOutcome, fmt.Errorf("%w; reading it back: %w", err, rerr))
 	}

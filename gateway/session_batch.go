@@ -22,7 +22,7 @@ func (s *Session) BeginBatch(ctx context.Context) error {
 	if stale {
 		return s.Heartbeat(ctx)
 	}
-	data, _, err := s.store.Get(ctx, WriterKey)
+	data, _, err := GetBounded(ctx, s.store, WriterKey, 0)
 	if errors.Is(err, ErrNotFound) {
 		return s.fence(fmt.Errorf("the writer record was deleted"))
 	}
@@ -62,7 +62,10 @@ func (s *Session) CreateEntry(ctx context.Context, key string, data []byte) (Ent
 	if !ambiguous(err) {
 		return Entry{}, err
 	}
-	got, gv, rerr := s.store.Get(ctx, key)
+	// The winner is an entry of the same log for the same batch: bounded
+	// like any checkpoint file, or by twice our own entry (a compaction
+	// file of a file source or sink holds every entry since batch 0).
+	got, gv, rerr := GetBounded(ctx, s.store, key, max(MaxFileBytes, 2*int64(len(data))))
 	switch {
 	case rerr == nil:
 	case errors.Is(rerr, ErrNotFound) && !errors.Is(err, ErrExists):

@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -35,6 +34,10 @@ var (
 	// ErrArchived: the checkpoint root was archived for a fresh start; a
 	// query must not resume from it.
 	ErrArchived = errors.New("checkpoint archived for a fresh start")
+	// ErrNotRegular: the source holds a name that is not a regular file (a
+	// FIFO, device or socket on the local disk), which no copy can hold:
+	// the archive is refused rather than made without it.
+	ErrNotRegular = errors.New("the checkpoint holds a file that is not a regular file")
 )
 
 // ArchiveOptions configure Archive.
@@ -166,6 +169,13 @@ func Archive(ctx context.Context, src, dst gateway.Store, opts ArchiveOptions) (
 			return nil, fmt.Errorf("the new root %s holds %s: a fresh start needs an empty root: %w", gateway.Redact(opts.NewRoot), a.Key, gateway.ErrExists)
 		}
 	}
+	for e, err := range gateway.ListNonRegular(ctx, src, "") {
+		if err != nil {
+			return nil, fmt.Errorf("list source: %w", err)
+		}
+		return nil, fmt.Errorf("archive: %w: %q is %s, not a regular file: an archive must hold every file of the checkpoint, and this one cannot be copied",
+			ErrNotRegular, e.Key, gateway.FileType(e.Mode))
+	}
 	var keys []gateway.Attrs
 	for a, err := range src.List(ctx, "") {
 		if err != nil {
@@ -247,7 +257,8 @@ func copyKey(ctx context.Context, src, dst gateway.Store, a gateway.Attrs) (Mani
 		}
 		// The destination cannot stream: copy it whole.
 	}
-	data, _, err := src.Get(ctx, key)
+	// Listed as small: a key that grew since is refused, not read whole.
+	data, _, err := gateway.GetBounded(ctx, src, key, max(a.Size, StreamThreshold))
 	if err != nil {
 		return ManifestEntry{}, fmt.Errorf("read %s: %w", key, err)
 	}
@@ -336,14 +347,17 @@ func Verify(ctx context.Context, dst gateway.Store, entries []ManifestEntry, con
 	})
 }
 
-// ReadManifest reads and checks an archive's manifest.
+// ReadManifest reads and checks an archive's manifest. It lists every key
+// of the archive, so it may legitimately be larger than the bound on small
+// checkpoint files: it is decoded as it streams, not read whole first.
 func ReadManifest(ctx context.Context, st gateway.Store) (*Manifest, error) {
-	data, _, err := st.Get(ctx, ManifestKey)
+	rc, _, err := st.GetStream(ctx, ManifestKey)
 	if err != nil {
 		return nil, err
 	}
+	defer rc.Close()
 	var m Manifest
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&m); err != nil {
+	if err := json.NewDecoder(rc).Decode(&m); err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", ManifestKey, checkpoint.ErrCorrupt, err)
 	}
 	return &m, nil
@@ -354,7 +368,7 @@ func ReadManifest(ctx context.Context, st gateway.Store) (*Manifest, error) {
 // a new checkpoint root. Callers that open a checkpoint to resume it
 // (ckgate run) use it to refuse an archived root.
 func CheckNotArchived(ctx context.Context, st gateway.Store) (*ArchivedRecord, error) {
-	data, _, err := st.Get(ctx, ArchivedKey)
+	data, _, err := gateway.GetBounded(ctx, st, ArchivedKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return nil, nil
 	}

@@ -149,7 +149,7 @@ func putStart(ctx context.Context, st gateway.Store, name string, start []byte) 
 		return fmt.Errorf("the new root %s holds %s: a fresh start needs an empty root: %w", gateway.Redact(name), a.Key, gateway.ErrExists)
 	}
 	if _, err := st.Put(ctx, source.StartKey, start, gateway.IfAbsent()); errors.Is(err, gateway.ErrExists) {
-		got, _, gerr := st.Get(ctx, source.StartKey)
+		got, _, gerr := gateway.GetBounded(ctx, st, source.StartKey, 0)
 		if gerr != nil {
 			return fmt.Errorf("new root: read %s: %w", source.StartKey, gerr)
 		}

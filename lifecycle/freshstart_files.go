@@ -117,7 +117,7 @@ const sourceDir = checkpoint.SourcesDir + "/0"
 // _ckgate/plan.json, or an empty kind when it has none (a Spark
 // checkpoint).
 func PlannedSource(ctx context.Context, st gateway.Store) (kind string, fields map[string]string, err error) {
-	data, _, err := st.Get(ctx, checkpoint.PlanKey)
+	data, _, err := gateway.GetBounded(ctx, st, checkpoint.PlanKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return "", nil, nil
 	}
@@ -192,7 +192,7 @@ func FilesBoundary(ctx context.Context, src gateway.Store, from FilesFrom, modif
 // checkpoint at src ended at (its offsets/n, source 0).
 func batchLogOffset(ctx context.Context, src gateway.Store, n int64) (int64, error) {
 	key := checkpoint.OffsetsKey(n)
-	data, _, err := src.Get(ctx, key)
+	data, _, err := gateway.GetBounded(ctx, src, key, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return 0, fmt.Errorf("%w: batch %d: %s not found", ErrBadBoundary, n, key)
 	}

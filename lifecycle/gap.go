@@ -188,7 +188,7 @@ func entry(s *checkpoint.OffsetSeq, i int) *checkpoint.SourceOffset {
 // readPlanSource returns the source identity of _ckgate/plan.json (nil
 // when there is no plan).
 func readPlanSource(ctx context.Context, st gateway.Store) (map[string]string, error) {
-	data, _, err := st.Get(ctx, checkpoint.PlanKey)
+	data, _, err := gateway.GetBounded(ctx, st, checkpoint.PlanKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return nil, nil
 	}
@@ -248,7 +248,7 @@ func (g *gapper) kafkaOffsets(ctx context.Context, i int, o *checkpoint.SourceOf
 		return checkpoint.DecodeKafkaOffsets(o.JSON)
 	}
 	key := checkpoint.SourceLogKey(i, 0, false)
-	data, _, err := g.st.Get(ctx, key)
+	data, _, err := gateway.GetBounded(ctx, g.st, key, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return nil, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"path"
 	"slices"
@@ -164,12 +165,20 @@ func readChain(ctx context.Context, st gateway.Store, key string, objs map[strin
 		if !ok || n.IsBase() {
 			return nil
 		}
-		data, _, err := st.Get(ctx, key)
+		// Only a prefix: a ckgate state file names its base in its
+		// header, so a file of any size costs a few KiB here.
+		rc, _, err := st.GetStream(ctx, key)
 		if err != nil {
 			return err
 		}
-		if checkpoint.IsCkgateState(data) {
-			h, _, err := checkpoint.DecodeCkgateState(data)
+		head, err := io.ReadAll(io.LimitReader(rc, checkpoint.CkgateStateHeaderMax))
+		if err != nil {
+			rc.Close()
+			return err
+		}
+		if checkpoint.IsCkgateState(head) {
+			rc.Close()
+			h, err := checkpoint.DecodeCkgateStateHeader(head)
 			if err != nil {
 				return err
 			}
@@ -186,9 +195,15 @@ func readChain(ctx context.Context, st gateway.Store, key string, objs map[strin
 			continue
 		}
 		if n.Kind != checkpoint.KindChangelog {
+			rc.Close()
 			return nil
 		}
-		cl, err := checkpoint.DecodeChangelog("", data, 0)
+		rest, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return err
+		}
+		cl, err := checkpoint.DecodeChangelog("", append(head, rest...), 0)
 		if err != nil {
 			return err
 		}

@@ -158,7 +158,7 @@ func Discover(ctx context.Context, t Target) ([]Checkpoint, error) {
 // unreadable content is recorded in cp.Error.
 func readIDs(ctx context.Context, s gateway.Store, cp *Checkpoint, writer bool) error {
 	key := JoinPath(cp.Root, "metadata")
-	data, _, err := s.Get(ctx, key)
+	data, _, err := gateway.GetBounded(ctx, s, key, 0)
 	switch {
 	case errors.Is(err, gateway.ErrNotFound):
 		cp.Error = key + " vanished while auditing"
@@ -177,7 +177,7 @@ func readIDs(ctx context.Context, s gateway.Store, cp *Checkpoint, writer bool) 
 		return nil
 	}
 	wkey := JoinPath(cp.Root, gateway.WriterKey)
-	data, _, err = s.Get(ctx, wkey)
+	data, _, err = gateway.GetBounded(ctx, s, wkey, 0)
 	switch {
 	case errors.Is(err, gateway.ErrNotFound):
 	case err != nil:

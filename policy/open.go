@@ -27,7 +27,7 @@ type OpenRequest struct {
 // cannot be read or parsed is an error naming it.
 func CheckOpen(ctx context.Context, e *Engine, store gateway.Store, req OpenRequest, log *DecisionLog) error {
 	mdID := ""
-	data, _, err := store.Get(ctx, "metadata")
+	data, _, err := gateway.GetBounded(ctx, store, "metadata", 0)
 	switch {
 	case errors.Is(err, gateway.ErrNotFound):
 	case err != nil:

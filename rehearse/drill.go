@@ -339,7 +339,7 @@ func checkLog(ctx context.Context, cp gateway.Store) (int64, error) {
 		if n != int64(i) {
 			return 0, fmt.Errorf("commits log has a gap: commits/%d follows commits/%d", n, i-1)
 		}
-		data, _, err := cp.Get(ctx, checkpoint.CommitKey(n))
+		data, _, err := gateway.GetBounded(ctx, cp, checkpoint.CommitKey(n), 0)
 		if err != nil {
 			return 0, err
 		}

@@ -128,7 +128,7 @@ func (t *gcsTarget) credentials(ctx context.Context) outcome {
 		}
 	}
 	if t.file.path != "" {
-		b, err := os.ReadFile(t.file.path)
+		b, err := gateway.ReadRegularFile(t.file.path, 0)
 		if err != nil {
 			return failErr("cannot read the credentials file", err)
 		}

@@ -101,7 +101,7 @@ func (o *opsState) list(ctx context.Context) outcome {
 }
 
 func (o *opsState) getMetadata(ctx context.Context) outcome {
-	b, v, err := o.st.Get(ctx, MetadataKey)
+	b, v, err := gateway.GetBounded(ctx, o.st, MetadataKey, 0)
 	switch {
 	case errors.Is(err, gateway.ErrNotFound):
 		return passf("no " + MetadataKey + " yet (a new checkpoint)")
@@ -186,7 +186,7 @@ func refusal(err error) string {
 }
 
 func (o *opsState) getAfterWrite(ctx context.Context) outcome {
-	b, v, err := o.st.Get(ctx, o.keys.key)
+	b, v, err := gateway.GetBounded(ctx, o.st, o.keys.key, 0)
 	if err != nil {
 		return failErr("", err)
 	}

@@ -55,6 +55,21 @@ func location(raw string) string {
 	return loc
 }
 
+// apart refuses (usage error) locations of one copy that overlap: given as
+// name, URL, name, URL, ..., every pair must be neither equal nor nested,
+// compared canonically (lifecycle.CheckApart): an archive inside its own
+// source would copy itself. It runs before any store is opened or made.
+func apart(c *cli.Context, named ...string) error {
+	for i := 0; i+1 < len(named); i += 2 {
+		for j := i + 2; j+1 < len(named); j += 2 {
+			if err := lifecycle.CheckApart(named[i], named[i+1], named[j], named[j+1]); err != nil {
+				return &UsageError{Command: helpName(c), Err: err}
+			}
+		}
+	}
+	return nil
+}
+
 func (e *env) archive(c *cli.Context) error {
 	a, f, err := argsFormat(c, 2, 2)
 	if err != nil {
@@ -67,15 +82,16 @@ func (e *env) archive(c *cli.Context) error {
 	if c.Int("concurrency") <= 0 {
 		return usageErrorf(c, "--concurrency %d: want a positive number", c.Int("concurrency"))
 	}
-	if location(a[0]) == location(a[1]) {
-		return usageErrorf(c, "URL and DEST are the same location")
-	}
 	newRoot := c.String("new")
 	if newRoot != "" && !fresh {
 		return usageErrorf(c, "--new needs --fresh-start")
 	}
-	if newRoot != "" && (location(newRoot) == location(a[0]) || location(newRoot) == location(a[1])) {
-		return usageErrorf(c, "--new %s: the new root must differ from URL and DEST", gateway.Redact(newRoot))
+	locs := []string{"URL", a[0], "DEST", a[1]}
+	if newRoot != "" {
+		locs = append(locs, "--new", newRoot)
+	}
+	if err := apart(c, locs...); err != nil {
+		return err
 	}
 	p, eng, log, closeLog, err := e.housekeeping(c)
 	if err != nil {

@@ -129,7 +129,7 @@ func readLifecycle(specs []string) ([]policy.Bucket, error) {
 				bucket, file = name, rest
 			}
 		}
-		data, err := os.ReadFile(file)
+		data, err := gateway.ReadRegularFile(file, 0)
 		if err != nil {
 			return nil, &InputError{Err: fmt.Errorf("--lifecycle: %w", err)}
 		}

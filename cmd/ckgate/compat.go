@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -146,7 +145,7 @@ func loadProposal(specFile, planFile string) (*compat.Plan, error) {
 }
 
 func readPlanFile(name string) (*compat.Plan, error) {
-	data, err := os.ReadFile(name)
+	data, err := gateway.ReadRegularFile(name, 0)
 	if err != nil {
 		return nil, &InputError{Err: err}
 	}

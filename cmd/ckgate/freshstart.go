@@ -75,9 +75,8 @@ func (e *env) freshStart(c *cli.Context) error {
 	case c.Int("concurrency") <= 0:
 		return usageErrorf(c, "--concurrency %d: want a positive number", c.Int("concurrency"))
 	}
-	locs := []string{location(a[0]), location(dest), location(newRoot)}
-	if locs[0] == locs[1] || locs[0] == locs[2] || locs[1] == locs[2] {
-		return usageErrorf(c, "URL, --archive-to and --new must be three different locations")
+	if err := apart(c, "URL", a[0], "--archive-to", dest, "--new", newRoot); err != nil {
+		return err
 	}
 	p, eng, log, closeLog, err := e.housekeeping(c)
 	if err != nil {
@@ -259,7 +258,7 @@ func (e *env) filesBoundary(c *cli.Context, src gateway.Store) (source.StartPoin
 // planSource returns the source kind and Kafka topic recorded in the
 // checkpoint's plan ("" when it has no plan: a Spark checkpoint).
 func planSource(ctx context.Context, st gateway.Store) (kind, topic string, err error) {
-	data, _, err := st.Get(ctx, engine.PlanKey)
+	data, _, err := gateway.GetBounded(ctx, st, engine.PlanKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return "", "", nil
 	}

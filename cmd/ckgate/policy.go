@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/policy"
 )
 
@@ -232,7 +233,7 @@ func (e *env) policyEval(c *cli.Context) error {
 	if a[0] == "-" {
 		data, err = io.ReadAll(e.stdin)
 	} else {
-		data, err = os.ReadFile(a[0])
+		data, err = gateway.ReadRegularFile(a[0], 0)
 	}
 	if err != nil {
 		return &InputError{Err: err}

@@ -288,7 +288,7 @@ func (e *env) retentionApply(c *cli.Context) error {
 			// Plan everything before deleting anything: a sink that does
 			// not read stops the command before the checkpoint is touched.
 			facts := policy.Facts{LatestBatch: r.LatestOffsets, RetainFrom: r.RetainFrom}
-			if data, _, err := st.Get(c.Context, checkpoint.MetadataKey); err == nil {
+			if data, _, err := gateway.GetBounded(c.Context, st, checkpoint.MetadataKey, 0); err == nil {
 				if q, err := policy.ParseMetadata(data); err == nil {
 					facts.QueryID = q
 				}

@@ -116,7 +116,7 @@ func (g *runGuard) registry(base *gateway.Registry) *gateway.Registry {
 // checkpointQueryID is the query id in the checkpoint's metadata, "" for
 // a new checkpoint.
 func checkpointQueryID(ctx context.Context, cp gateway.Store) (string, error) {
-	data, _, err := cp.Get(ctx, "metadata")
+	data, _, err := gateway.GetBounded(ctx, cp, "metadata", 0)
 	switch {
 	case errors.Is(err, gateway.ErrNotFound):
 		return "", nil

@@ -48,35 +48,9 @@ func DecodeCkgateState(data []byte) (CkgateStateHeader, RecordCounts, error) {
 	if got := crc32.Checksum(body, castagnoli); got != sum {
 		return h, c, corruptf("ckgate state file: CRC-32C %08x, recorded %08x", got, sum)
 	}
-	if body[4] != 1 {
-		return h, c, &VersionError{What: "ckgate state file", Found: int(body[4]), Max: 1}
-	}
-	switch body[5] {
-	case 'd':
-	case 's':
-		h.Snapshot = true
-	default:
-		return h, c, corruptf("ckgate state file: kind %q", body[5])
-	}
-	off := 6
-	var nums [4]int64
-	for i := range nums {
-		v, w := binary.Uvarint(body[off:])
-		if w <= 0 || v > 1<<62 {
-			return h, c, corruptf("ckgate state file: header field %d at byte %d", i, off)
-		}
-		nums[i], off = int64(v), off+w
-	}
-	h.Version, h.Depth, h.ChainBytes, h.SnapBytes = nums[0], nums[1], nums[2], nums[3]
-	n, w := binary.Uvarint(body[off:])
-	if w <= 0 || n > uint64(len(body)-off-w) || n > 1024 {
-		return h, c, corruptf("ckgate state file: base name at byte %d", off)
-	}
-	off += w
-	h.Base = string(body[off : off+int(n)])
-	off += int(n)
-	if h.Snapshot && h.Base != "" {
-		return h, c, corruptf("ckgate state snapshot with a base %q", h.Base)
+	h, off, err := parseCkgateHeader(body)
+	if err != nil {
+		return h, c, err
 	}
 	field := func() bool {
 		l, w := binary.Uvarint(body[off:])
@@ -112,4 +86,61 @@ func DecodeCkgateState(data []byte) (CkgateStateHeader, RecordCounts, error) {
 			return h, c, corruptf("ckgate state file: op %d at byte %d", op, off-1)
 		}
 	}
+}
+
+// CkgateStateHeaderMax bounds the header of a ckgate state file: a prefix
+// of this many bytes always holds it.
+const CkgateStateHeaderMax = 6 + 5*10 + 1024
+
+// DecodeCkgateStateHeader decodes the header of a ckgate state file from a
+// prefix of it (at least CkgateStateHeaderMax bytes, or the whole file),
+// without the records or the checksum: what a reader that only follows
+// chains (retention) needs, without reading a file of any size whole.
+func DecodeCkgateStateHeader(prefix []byte) (CkgateStateHeader, error) {
+	if len(prefix) < len(ckgateStateMagic)+2 {
+		return CkgateStateHeader{}, truncatedf("ckgate state file of %d bytes", len(prefix))
+	}
+	if !IsCkgateState(prefix) {
+		return CkgateStateHeader{}, corruptf("not a ckgate state file (magic %q)", prefix[:4])
+	}
+	h, _, err := parseCkgateHeader(prefix)
+	return h, err
+}
+
+// parseCkgateHeader parses the header at the start of b (magic already
+// checked) and returns the offset of the records.
+func parseCkgateHeader(b []byte) (CkgateStateHeader, int, error) {
+	var h CkgateStateHeader
+	body := b
+	if body[4] != 1 {
+		return h, 0, &VersionError{What: "ckgate state file", Found: int(body[4]), Max: 1}
+	}
+	switch body[5] {
+	case 'd':
+	case 's':
+		h.Snapshot = true
+	default:
+		return h, 0, corruptf("ckgate state file: kind %q", body[5])
+	}
+	off := 6
+	var nums [4]int64
+	for i := range nums {
+		v, w := binary.Uvarint(body[off:])
+		if w <= 0 || v > 1<<62 {
+			return h, 0, corruptf("ckgate state file: header field %d at byte %d", i, off)
+		}
+		nums[i], off = int64(v), off+w
+	}
+	h.Version, h.Depth, h.ChainBytes, h.SnapBytes = nums[0], nums[1], nums[2], nums[3]
+	n, w := binary.Uvarint(body[off:])
+	if w <= 0 || n > uint64(len(body)-off-w) || n > 1024 {
+		return h, 0, corruptf("ckgate state file: base name at byte %d", off)
+	}
+	off += w
+	h.Base = string(body[off : off+int(n)])
+	off += int(n)
+	if h.Snapshot && h.Base != "" {
+		return h, 0, corruptf("ckgate state snapshot with a base %q", h.Base)
+	}
+	return h, off, nil
 }

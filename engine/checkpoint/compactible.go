@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -95,22 +96,54 @@ func ValidBatches(latest int64, interval int) []int64 {
 
 func decodeCompactibleLog[T any](data []byte, what string) ([]T, error) {
 	lines := splitLines(data)
-	if len(lines) == 0 {
-		return nil, truncatedf("%s: empty file", what)
-	}
-	if _, err := parseVersionLine(lines[0], CompactibleLogMaxVersion, what); err != nil {
-		return nil, err
-	}
-	out := make([]T, 0, len(lines)-1)
-	for i, l := range lines[1:] {
-		var e T
-		if err := json.Unmarshal([]byte(l), &e); err != nil {
-			if i == len(lines)-2 { // the last line: the file may be cut short
-				return nil, jsonErr(fmt.Sprintf("%s line %d", what, i+2), err)
+	return decodeCompactibleLines[T](func(yield func([]byte, error) bool) {
+		for _, l := range lines {
+			if !yield([]byte(l), nil) {
+				return
 			}
-			return nil, corruptf("%s line %d: %v", what, i+2, err)
+		}
+	}, what)
+}
+
+// decodeCompactibleLines decodes a compactible log from its lines: "v1",
+// then one JSON entry per line. Only the entries are kept, so a log streamed
+// line by line (gateway.Lines) never sits in memory whole. A read error of
+// the lines is returned as it is.
+func decodeCompactibleLines[T any](lines iter.Seq2[[]byte, error], what string) ([]T, error) {
+	var (
+		out     []T
+		n       int
+		pending error // the JSON error of line n, if it is not the last
+	)
+	for l, err := range lines {
+		if err != nil {
+			return nil, err
+		}
+		n++
+		if pending != nil {
+			return nil, corruptf("%s line %d: %v", what, n-1, pending)
+		}
+		if n == 1 {
+			if _, err := parseVersionLine(strings.TrimSuffix(string(l), "\r"), CompactibleLogMaxVersion, what); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var e T
+		if err := json.Unmarshal(bytes.TrimSuffix(l, []byte{'\r'}), &e); err != nil {
+			pending = err
+			continue
 		}
 		out = append(out, e)
+	}
+	if n == 0 {
+		return nil, truncatedf("%s: empty file", what)
+	}
+	if pending != nil { // the last line: the file may be cut short
+		return nil, jsonErr(fmt.Sprintf("%s line %d", what, n), pending)
+	}
+	if out == nil {
+		out = []T{}
 	}
 	return out, nil
 }
@@ -190,11 +223,12 @@ func readCompactibleLog[T any](ctx context.Context, st gateway.Store, dir, what 
 			return nil, l.latest, fmt.Errorf("%s: batch %d of the %s is missing (latest %d, compact interval %d): %w",
 				dir, id, what, l.latest, interval, gateway.ErrNotFound)
 		}
-		data, _, err := st.Get(ctx, key)
-		if err != nil {
+		// Streamed line by line: a compaction file holds every entry since
+		// batch 0 and legitimately grows; each line is bounded instead.
+		es, err := decodeCompactibleLines[T](gateway.Lines(ctx, st, key, 0), what)
+		if gateway.KindOf(err) != nil {
 			return nil, l.latest, err
 		}
-		es, err := decodeCompactibleLog[T](data, what)
 		if err != nil {
 			return nil, l.latest, keyErr(key, err)
 		}

@@ -98,6 +98,7 @@
 //	unreadable               error|warning   the store refused to read the file
 //	checksum-mismatch        error|warning   a file differs from its sidecar (Hadoop .crc: warning)
 //	orphan-checksum          info            a sidecar without its file
+//	not-regular-file         error           a FIFO, device or socket in the tree (never opened: it could block)
 //	temp-file                warning         a leftover temp file of an interrupted write (or its Hadoop .crc)
 //	ignored-file             info            a name outside the layout
 //	state-unrebuildable      error           the version a restart loads cannot be rebuilt

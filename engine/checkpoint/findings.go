@@ -58,6 +58,7 @@ const (
 	FindingIgnoredFile           = "ignored-file"
 	FindingChecksumMismatch      = "checksum-mismatch"
 	FindingOrphanChecksum        = "orphan-checksum"
+	FindingNotRegular            = "not-regular-file"
 	FindingStateUnrebuildable    = "state-unrebuildable"
 	FindingStatePartitionMissing = "state-partition-missing"
 	FindingStateSinglePartition  = "state-single-partition"
@@ -89,7 +90,8 @@ func findingForError(key string, sev Severity, what string, err error) Finding {
 		id = FindingTruncated
 	case errors.Is(err, ErrUnsupportedCodec):
 		id = FindingUnsupportedCodec
-	case errors.Is(err, ErrCorrupt):
+	case errors.Is(err, ErrCorrupt), errors.Is(err, ErrTooLarge), errors.Is(err, gateway.ErrTooLarge):
+		// far larger than any file of the layout: damaged or planted
 		id = FindingCorrupt
 	case gateway.KindOf(err) != nil:
 		id = FindingUnreadable
@@ -118,10 +120,12 @@ const (
 // nextStep is the safe next step for a finding: what to do about it
 // without losing or corrupting the checkpoint.
 func nextStep(f Finding) string {
-	if f.Key == gateway.WriterKey && f.ID != FindingWriterLive {
+	if f.Key == gateway.WriterKey && f.ID != FindingWriterLive && f.ID != FindingNotRegular {
 		return "it is ckgate's single-writer lock, not checkpoint data: make sure no ckgate run uses this checkpoint, then remove it with `ckgate store rm URL " + gateway.WriterKey + "` (the next run creates a new one)"
 	}
 	switch f.ID {
+	case FindingNotRegular:
+		return "neither Spark nor ckgate writes one: find out what created it and remove it by hand; if it took the place of a checkpoint file, restore that file from an archive; until then every reader refuses it and `ckgate archive` refuses the checkpoint"
 	case FindingUnsupportedVersion:
 		return NextNewer
 	case FindingUnreadable:

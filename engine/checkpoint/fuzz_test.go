@@ -342,10 +342,16 @@ func FuzzInspect(f *testing.F) {
 func FuzzCkgateState(f *testing.F) {
 	f.Add(encodeCkgateState(CkgateStateHeader{Version: 3, Depth: 1, Base: "2_ab.delta"}, []StateRecord{{Key: []byte("k"), Value: []byte("v")}, {Key: []byte("x"), Delete: true}}))
 	f.Add(encodeCkgateState(CkgateStateHeader{Snapshot: true, Version: 1}, []StateRecord{{Key: []byte("k"), Value: []byte("v")}}))
+	f.Add(append([]byte(ckgateStateMagic), make([]byte, 64)...)) // a sparse giant after the magic
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, c, err := DecodeCkgateState(b)
+		prefix := b[:min(len(b), CkgateStateHeaderMax)]
+		hh, herr := DecodeCkgateStateHeader(prefix)
 		if err != nil {
 			return
+		}
+		if herr != nil || hh != h {
+			t.Fatalf("header from a prefix: %+v %v, whole file: %+v", hh, herr, h)
 		}
 		if h.Snapshot && (c.Deletes != 0 || h.Base != "") {
 			t.Fatalf("snapshot with deletes or a base: %+v %+v", h, c)

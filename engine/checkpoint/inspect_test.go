@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -582,6 +583,13 @@ func (f failingStore) Get(ctx context.Context, key string) ([]byte, gateway.Vers
 		return nil, "", gateway.E("get", key, gateway.ErrPermission, errors.New("AccessDenied"))
 	}
 	return f.Store.Get(ctx, key)
+}
+
+func (f failingStore) GetStream(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
+	if strings.HasPrefix(key, f.fail) {
+		return nil, gateway.Attrs{}, gateway.E("get", key, gateway.ErrPermission, errors.New("AccessDenied"))
+	}
+	return f.Store.GetStream(ctx, key)
 }
 
 func TestInspectUnreadable(t *testing.T) {

@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"context"
 	"fmt"
+
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // listingFindings reports what the listing alone shows: temp files left by
@@ -53,7 +55,7 @@ func (in *inspector) verifyRemaining(ctx context.Context) error {
 		}
 		in.verified[target] = true
 		tasks = append(tasks, func(ctx context.Context) error {
-			data, _, err := in.st.Get(ctx, e.Key)
+			data, _, err := gateway.GetBounded(ctx, in.st, e.Key, max(in.o.MaxDecodeBytes, maxLogBytes))
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -73,4 +75,24 @@ func (in *inspector) verifyRemaining(ctx context.Context) error {
 		check(t)
 	}
 	return runAll(ctx, in.o.Concurrency, tasks)
+}
+
+// nonRegularFindings reports every name in the checkpoint's tree that is
+// not a regular file (a FIFO, a device, a socket: gateway.ListNonRegular,
+// which only a local store has). Listings skip them and reads refuse them,
+// so without this finding a FIFO where "metadata" or the writer record
+// belongs would look like a missing file.
+func (in *inspector) nonRegularFindings(ctx context.Context) error {
+	for e, err := range gateway.ListNonRegular(ctx, in.st, "") {
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			in.add(Finding{ID: FindingUnreadable, Severity: SeverityWarning, Key: "", Message: fmt.Sprintf("listing the names that are not regular files: %v", err)})
+			return nil
+		}
+		in.add(Finding{ID: FindingNotRegular, Severity: SeverityError, Key: e.Key,
+			Message: fmt.Sprintf("%q is %s, not a regular file: it is not read", e.Key, gateway.FileType(e.Mode))})
+	}
+	return nil
 }

@@ -39,7 +39,7 @@ const (
 	defaultMaxStateVersions = 10
 	defaultMaxDecodeBytes   = 16 << 20
 	defaultConcurrency      = 16
-	maxLogBytes             = 64 << 20 // offsets, commits, metadata, schemas, ...
+	maxLogBytes             = gateway.MaxFileBytes // offsets, commits, metadata, schemas, ...
 )
 
 func (o Options) withDefaults() Options {

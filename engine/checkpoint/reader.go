@@ -56,6 +56,9 @@ func Inspect(ctx context.Context, st gateway.Store, opts Options) (*Report, erro
 		}
 	}
 	in.listingFindings()
+	if err := in.nonRegularFindings(ctx); err != nil {
+		return nil, err
+	}
 	for i := range in.findings {
 		if in.findings[i].Next == "" {
 			in.findings[i].Next = nextStep(in.findings[i])
@@ -176,7 +179,7 @@ func (in *inspector) fetch(ctx context.Context, e *entry, sev Severity, limit in
 	if e.Size > limit {
 		return nil, fmt.Errorf("%w: %d bytes", ErrTooLarge, e.Size)
 	}
-	data, _, err := in.st.Get(ctx, e.Key)
+	data, _, err := gateway.GetBounded(ctx, in.st, e.Key, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +210,7 @@ func (in *inspector) verifyChecksums(ctx context.Context, e *entry, data []byte)
 	in.verified[e.Key] = true
 	in.mu.Unlock()
 	if sc := in.idx.hadoopCRC[e.Key]; sc != nil {
-		raw, _, err := in.st.Get(ctx, sc.Key)
+		raw, _, err := gateway.GetBounded(ctx, in.st, sc.Key, 0)
 		if err != nil {
 			if ctx.Err() != nil {
 				return res, ctx.Err()
@@ -220,7 +223,7 @@ func (in *inspector) verifyChecksums(ctx context.Context, e *entry, data []byte)
 		}
 	}
 	if sc := in.idx.jsonCRC[e.Key]; sc != nil {
-		raw, _, err := in.st.Get(ctx, sc.Key)
+		raw, _, err := gateway.GetBounded(ctx, in.st, sc.Key, 0)
 		if err != nil {
 			if ctx.Err() != nil {
 				return res, ctx.Err()

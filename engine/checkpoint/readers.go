@@ -12,7 +12,7 @@ import (
 
 func readDecode[T any](ctx context.Context, st gateway.Store, key string, decode func([]byte) (T, error)) (T, error) {
 	var zero T
-	data, _, err := st.Get(ctx, key)
+	data, _, err := gateway.GetBounded(ctx, st, key, 0)
 	if err != nil {
 		return zero, err
 	}

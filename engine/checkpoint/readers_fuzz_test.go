@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -60,24 +61,51 @@ var readers = []struct {
 		}},
 }
 
-// FuzzReaders puts fuzzed bytes at the key of one Read* helper (the first
-// byte picks which) and checks it never panics and that every rejection is
-// one of this package's error kinds and names the key.
+// oversized announces every object as far larger than any checkpoint
+// file may be (1 TiB), as a store holding a giant would.
+type oversized struct{ gateway.Store }
+
+func (o oversized) GetStream(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
+	rc, a, err := o.Store.GetStream(ctx, key)
+	a.Size = 1 << 40
+	return rc, a, err
+}
+
+// FuzzReaders puts fuzzed bytes at the key of one Read* helper (the low 7
+// bits of the first byte pick which) and checks it never panics and that
+// every rejection is one of this package's error kinds and names the key.
+// With the high bit set the store announces the object as 1 TiB: a helper
+// that reads it whole must refuse it (gateway.ErrTooLarge naming the key)
+// without reading it; the compactible logs, streamed by line, read it.
 func FuzzReaders(f *testing.F) {
 	for i, r := range readers {
 		sparkSeeds(f, byte(i), r.seed)
+		f.Add(append([]byte{byte(i) | 0x80}, "v1\n{}"...))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return
 		}
-		r := readers[int(data[0])%len(readers)]
+		r := readers[int(data[0]&0x7f)%len(readers)]
 		ms := memstore.New()
 		ctx := context.Background()
 		if _, err := ms.Put(ctx, r.key, data[1:], gateway.None()); err != nil {
 			t.Fatal(err)
 		}
-		err := r.read(ctx, ms)
+		var st gateway.Store = ms
+		giant := data[0]&0x80 != 0
+		if giant {
+			st = oversized{ms}
+		}
+		err := r.read(ctx, st)
+		streamed := strings.HasPrefix(r.key, "sources/") || strings.HasPrefix(r.key, SinkMetadataDir)
+		if giant && !streamed {
+			var ge *gateway.Error
+			if !errors.Is(err, gateway.ErrTooLarge) || !errors.As(err, &ge) || ge.Key != r.key {
+				t.Fatalf("%s announced as 1 TiB: %v, want ErrTooLarge naming it", r.key, err)
+			}
+			return
+		}
 		if err == nil {
 			return
 		}

@@ -25,6 +25,18 @@ func DecodeFileSourceLog(data []byte) ([]FileEntry, error) {
 	return decodeCompactibleLog[FileEntry](data, "file source log")
 }
 
+// ReadFileSourceLogFile reads one file (N or N.compact) of a file source
+// log, streamed line by line with every line bounded (gateway.Lines): a
+// compaction file holds every entry since batch 0. Decoding errors name
+// the key.
+func ReadFileSourceLogFile(ctx context.Context, st gateway.Store, key string) ([]FileEntry, error) {
+	es, err := decodeCompactibleLines[FileEntry](gateway.Lines(ctx, st, key, 0), "file source log")
+	if err != nil && gateway.KindOf(err) == nil {
+		return nil, keyErr(key, err)
+	}
+	return es, err
+}
+
 // EncodeFileSourceLog encodes one file of a file source log (no trailing
 // newline).
 func EncodeFileSourceLog(entries []FileEntry) ([]byte, error) {

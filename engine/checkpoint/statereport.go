@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // decodedFile is what reading one state file gave.
@@ -618,7 +620,7 @@ func (in *inspector) decodeStateFile(ctx context.Context, e *entry) (*decodedFil
 		d.note = fmt.Sprintf("not decoded: %d bytes, above the %d-byte limit", e.Size, in.o.MaxDecodeBytes)
 		return d, nil
 	}
-	data, _, err := in.st.Get(ctx, e.Key)
+	data, _, err := gateway.GetBounded(ctx, in.st, e.Key, in.o.MaxDecodeBytes)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -184,14 +184,13 @@ func fileSourceDir(ctx context.Context, st gateway.Store, l *checkpoint.SourceLo
 	if compact {
 		key += ".compact"
 	}
-	data, _, err := st.Get(ctx, key)
-	if err != nil {
-		if errors.Is(err, gateway.ErrNotFound) {
-			return "", nil // reported by inspect
-		}
+	entries, err := checkpoint.ReadFileSourceLogFile(ctx, st, key)
+	if errors.Is(err, gateway.ErrNotFound) {
+		return "", nil // reported by inspect
+	}
+	if err != nil && gateway.KindOf(err) != nil && !errors.Is(err, gateway.ErrTooLarge) {
 		return "", fmt.Errorf("read %s: %w", key, err)
 	}
-	entries, err := checkpoint.DecodeFileSourceLog(data)
 	if err != nil || len(entries) == 0 {
 		return "", nil // a corrupt log is inspect's finding; an empty one names no path
 	}
@@ -299,7 +298,7 @@ func primaryKeys(o Operator) []Field {
 
 // ReadEnginePlan reads _ckgate/plan.json.
 func ReadEnginePlan(ctx context.Context, st gateway.Store) (*engine.Plan, error) {
-	data, _, err := st.Get(ctx, engine.PlanKey)
+	data, _, err := gateway.GetBounded(ctx, st, engine.PlanKey, 0)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", engine.PlanKey, err)
 	}

@@ -82,7 +82,7 @@ func (k *kafka) open(ctx context.Context, starting string) error {
 	}
 	slices.Sort(parts)
 	key := k.env.Dir + "/0"
-	data, _, err := k.env.Checkpoint.Get(ctx, key)
+	data, _, err := gateway.GetBounded(ctx, k.env.Checkpoint, key, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		ts := int64(-2) // earliest
 		if starting == "latest" {

@@ -56,7 +56,7 @@ func newRate(ctx context.Context, s *spec.Spec, env Env) (*rate, error) {
 		return nil, err
 	}
 	if err != nil {
-		got, _, gerr := env.Checkpoint.Get(ctx, key)
+		got, _, gerr := gateway.GetBounded(ctx, env.Checkpoint, key, 0)
 		if gerr != nil {
 			return nil, fmt.Errorf("rate source start time: %w", err)
 		}

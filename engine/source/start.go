@@ -25,7 +25,7 @@ type StartPoint struct {
 
 // ReadStart returns the start point of st's root, or nil when it has none.
 func ReadStart(ctx context.Context, st gateway.Store) (*StartPoint, error) {
-	data, _, err := st.Get(ctx, StartKey)
+	data, _, err := gateway.GetBounded(ctx, st, StartKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return nil, nil
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -13,6 +12,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // Error is a spec problem: the dotted path of the field, the line when
@@ -49,7 +50,7 @@ const MaxSize = 1 << 20
 // Load reads and parses the spec file at path; relative paths in it are
 // resolved against its directory.
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := gateway.ReadRegularFile(path, MaxSize+1)
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: %w", path, err)
 	}

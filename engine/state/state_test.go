@@ -187,9 +187,19 @@ func FuzzDecode(f *testing.F) {
 	sd, _ := s.Finish()
 	f.Add(sd)
 	f.Add([]byte("CKGS"))
+	f.Add(make([]byte, 4096))                                 // a sparse file reads as zeros
+	f.Add(append(d[:len(d)-5:len(d)-5], make([]byte, 64)...)) // a good header, then zeros
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var recs []Change
 		h, err := Decode(data, func(c Change) error { recs = append(recs, c); return nil })
+		// Check, streaming, agrees with Decode on every input.
+		ch, n, cerr := Check(bytes.NewReader(data))
+		if (cerr == nil) != (err == nil) || err == nil && (ch != h || n != int64(len(data))) {
+			t.Fatalf("Check: %+v %d %v; Decode: %+v %v", ch, n, cerr, h, err)
+		}
+		if cerr != nil && !errors.Is(cerr, ErrCorrupt) {
+			t.Fatalf("Check error %v is not ErrCorrupt", cerr)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error %v is not ErrCorrupt", err)

@@ -62,6 +62,10 @@
 //
 //   - ENOENT, and a key that is a directory or lies under a regular file:
 //     ErrNotFound on reads and deletes.
+//   - a key that is a FIFO, a device or a socket: ErrInvalidKey, saying what
+//     it is (gateway.NotRegular). Reads open with O_NONBLOCK and check the
+//     opened file with fstat, so such a key never blocks a reader; List
+//     skips it, and NonRegular lists it.
 //   - EACCES, EPERM and EROFS: ErrPermission, never ErrNotFound.
 //   - EEXIST from link(2): ErrExists.
 //   - a key that escapes the root (".." or a symbolic link out of it),

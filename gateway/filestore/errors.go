@@ -71,9 +71,6 @@ func writeKindOf(err error) error {
 	return kindOf(err)
 }
 
-// errKeyIsDir is the cause reported when a key names a directory.
-var errKeyIsDir = errors.New("the key is a directory (a prefix of other keys), not an object")
-
 // errUnderObject is the cause reported when a write's key lies under an
 // existing object.
 var errUnderObject = errors.New("a file system cannot store a key below another object's key, or over a directory")

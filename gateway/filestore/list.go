@@ -25,26 +25,45 @@ import (
 // not exist lists nothing; a missing root is ErrNotFound.
 func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
 	return func(yield func(gateway.Attrs, error) bool) {
-		if err := gateway.ValidatePrefix(prefix); err != nil {
-			yield(gateway.Attrs{}, err)
-			return
-		}
-		if err := ctx.Err(); err != nil {
-			yield(gateway.Attrs{}, gateway.E("list", prefix, gateway.ErrUnavailable, err))
-			return
-		}
-		root, err := s.openRoot("list", prefix)
-		if err != nil {
-			yield(gateway.Attrs{}, err)
-			return
-		}
-		start := ""
-		if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
-			start = prefix[:i]
-		}
-		l := &lister{ctx: ctx, root: root, prefix: prefix, yield: yield}
-		l.walk(start)
+		s.walk(ctx, prefix, yield, nil)
 	}
+}
+
+// NonRegular yields, in byte order, the names under prefix that List skips
+// because they are not regular files: FIFOs, devices, sockets (and links
+// inside the root to one). Directories are not yielded: they are prefixes.
+func (s *Store) NonRegular(ctx context.Context, prefix string) iter.Seq2[gateway.NonRegularEntry, error] {
+	return func(yield func(gateway.NonRegularEntry, error) bool) {
+		s.walk(ctx, prefix, func(_ gateway.Attrs, err error) bool {
+			return yield(gateway.NonRegularEntry{}, err)
+		}, func(key string, m fs.FileMode) bool {
+			return yield(gateway.NonRegularEntry{Key: key, Mode: m}, nil)
+		})
+	}
+}
+
+// walk lists prefix: regular files go to yield, unless odd is set, in which
+// case only the non-regular ones go to odd (errors always go to yield).
+func (s *Store) walk(ctx context.Context, prefix string, yield func(gateway.Attrs, error) bool, odd func(string, fs.FileMode) bool) {
+	if err := gateway.ValidatePrefix(prefix); err != nil {
+		yield(gateway.Attrs{}, err)
+		return
+	}
+	if err := ctx.Err(); err != nil {
+		yield(gateway.Attrs{}, gateway.E("list", prefix, gateway.ErrUnavailable, err))
+		return
+	}
+	root, err := s.openRoot("list", prefix)
+	if err != nil {
+		yield(gateway.Attrs{}, err)
+		return
+	}
+	start := ""
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		start = prefix[:i]
+	}
+	l := &lister{ctx: ctx, root: root, prefix: prefix, yield: yield, odd: odd}
+	l.walk(start)
 }
 
 type lister struct {
@@ -52,6 +71,7 @@ type lister struct {
 	root   *os.Root
 	prefix string
 	yield  func(gateway.Attrs, error) bool
+	odd    func(string, fs.FileMode) bool // set: yield only non-regular files, to it
 }
 
 type listEntry struct {
@@ -60,6 +80,7 @@ type listEntry struct {
 	dir     bool
 	info    fs.FileInfo // resolved info of a symbolic link, else nil
 	de      fs.DirEntry
+	odd     fs.FileMode // the type of a non-regular file, else 0
 }
 
 // fail reports err and stops the walk.
@@ -78,7 +99,9 @@ func (l *lister) walk(dir string) bool {
 	if dir != "" {
 		name = filepath.FromSlash(dir)
 	}
-	f, err := l.root.Open(name)
+	// O_DIRECTORY: a prefix that names a FIFO fails at once (ENOTDIR)
+	// instead of waiting for a writer.
+	f, err := l.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		if dir != "" && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) {
 			return true // nothing under a missing directory
@@ -111,11 +134,17 @@ func (l *lister) walk(dir string) bool {
 			e.dir = true
 		case t&fs.ModeSymlink != 0:
 			fi, err := l.root.Stat(filepath.FromSlash(e.key))
-			if err != nil || !fi.Mode().IsRegular() {
-				continue // dangling, out of the root, or not a file
+			switch {
+			case err != nil || fi.IsDir():
+				continue // dangling, out of the root, or a directory
+			case !fi.Mode().IsRegular():
+				e.odd = fi.Mode().Type()
 			}
 			e.info = fi
 		case !t.IsRegular():
+			e.odd = t
+		}
+		if (e.odd != 0) != (l.odd != nil) && !e.dir {
 			continue
 		}
 		e.sortKey = e.key
@@ -134,6 +163,12 @@ func (l *lister) walk(dir string) bool {
 	for _, e := range ents {
 		if e.dir {
 			if !l.walk(e.key) {
+				return false
+			}
+			continue
+		}
+		if e.odd != 0 {
+			if !l.odd(e.key, e.odd) {
 				return false
 			}
 			continue

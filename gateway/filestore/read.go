@@ -5,34 +5,40 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 
 	"github.com/ckgate/ckgate/gateway"
 )
 
-// openObject opens key for reading and returns the file and its info. A
-// directory is not an object: ErrNotFound.
+// openObject opens key for reading and returns the file and its info. The
+// open never blocks (O_NONBLOCK: a FIFO would wait for a writer, a device
+// may never answer), and what was opened is checked with fstat: anything
+// but a regular file is refused with gateway.NotRegular (a directory, a
+// prefix of other keys, is ErrNotFound; a FIFO, device or socket
+// ErrInvalidKey), naming the key and what it is.
 func (s *Store) openObject(ctx context.Context, op, key string) (*os.File, fs.FileInfo, error) {
 	root, err := s.begin(ctx, op, key)
 	if err != nil {
 		return nil, nil, err
 	}
 	p, _ := keyPath(op, key)
-	f, err := root.Open(p)
+	f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
+		// A socket (ENXIO) or a device may refuse the open itself: say
+		// what the key is rather than how the open failed.
+		if fi, serr := root.Stat(p); serr == nil && !fi.Mode().IsRegular() {
+			return nil, nil, gateway.NotRegular(op, key, fi.Mode())
+		}
 		return nil, nil, gateway.E(op, key, kindOf(err), err)
 	}
 	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = errKeyIsDir
-		if !fi.IsDir() {
-			err = &fs.PathError{Op: op, Path: p, Err: fs.ErrNotExist}
-		}
-		f.Close()
-		return nil, nil, gateway.E(op, key, gateway.ErrNotFound, err)
-	}
 	if err != nil {
 		f.Close()
 		return nil, nil, gateway.E(op, key, kindOf(err), err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, gateway.NotRegular(op, key, fi.Mode())
 	}
 	return f, fi, nil
 }
@@ -75,18 +81,15 @@ func (s *Store) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
 }
 
 // statObject stats key (following links inside the root) and refuses
-// anything but a regular file with ErrNotFound.
+// anything but a regular file with gateway.NotRegular.
 func statObject(root *os.Root, op, key string) (fs.FileInfo, error) {
 	p, _ := keyPath(op, key)
 	fi, err := root.Stat(p)
 	if err != nil {
 		return nil, gateway.E(op, key, kindOf(err), err)
 	}
-	if fi.IsDir() {
-		return nil, gateway.E(op, key, gateway.ErrNotFound, errKeyIsDir)
-	}
 	if !fi.Mode().IsRegular() {
-		return nil, gateway.E(op, key, gateway.ErrNotFound, &fs.PathError{Op: op, Path: p, Err: fs.ErrNotExist})
+		return nil, gateway.NotRegular(op, key, fi.Mode())
 	}
 	return fi, nil
 }
