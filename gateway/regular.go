@@ -135,3 +135,7 @@ func ReadRegularFile(path string, limit int64) ([]byte, error) {
 func notRegularFile(path string, m fs.FileMode) error {
 	return fmt.Errorf("%q is %s, not a regular file: it is not read", path, FileType(m))
 }
+
+func (s *authorized) NonRegular(ctx context.Context, prefix string) iter.Seq2[NonRegularEntry, error] {
+	return ListNonRegular(ctx, s.inner, prefix)
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
@@ -63,6 +64,10 @@ func treeContents(t *testing.T, dir string) map[string]string {
 		if d.Type()&os.ModeSymlink != 0 {
 			target, _ := os.Readlink(p)
 			out[rel] = "-> " + target
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			out[rel] = d.Type().String() // a FIFO is not opened
 			return nil
 		}
 		b, _ := os.ReadFile(p)
@@ -229,6 +234,12 @@ func TestHostileDamagedMetadata(t *testing.T) {
 			os.Symlink("/etc/hostname", filepath.Join(ck, "metadata"))
 		},
 		"missing": func(t *testing.T, ck string) { os.Remove(filepath.Join(ck, "metadata")) },
+		"FIFO": func(t *testing.T, ck string) {
+			os.Remove(filepath.Join(ck, "metadata"))
+			if err := syscall.Mkfifo(filepath.Join(ck, "metadata"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
 		"garbage": func(t *testing.T, ck string) { os.WriteFile(filepath.Join(ck, "metadata"), []byte("\x00\xff"), 0o644) },
 	} {
 		t.Run(name, func(t *testing.T) {
