@@ -216,7 +216,7 @@ func redactAttr(_ []string, a slog.Attr) slog.Attr {
 // Run runs the CLI with args (args[0] is the program name), prints an error
 // to stderr as "ckgate: <message>" and returns the exit status.
 func Run(ctx context.Context, opts Options, args []string) int {
-	err := App(opts).RunContext(ctx, args)
+	err := runApp(ctx, App(opts), args)
 	if err != nil && ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 		err = &interruptedError{err: err}
 	}

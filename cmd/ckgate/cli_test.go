@@ -222,7 +222,7 @@ func TestStoreErrors(t *testing.T) {
 		{"missing input file", []string{"store", "put", filepath.Join(root, "nope"), root, "k"}, 2, []string{"nope"}},
 		{"bad flag", []string{"store", "ls", "--bogus", root}, 2, []string{"bogus", "Run 'ckgate store ls --help'"}},
 		{"bad global flag", []string{"--bogus"}, 2, []string{"bogus"}},
-		{"flag after arguments", []string{"store", "ls", root, "-r"}, 2, []string{"flag -r after the arguments"}},
+		{"unknown flag after arguments", []string{"store", "ls", root, "-x"}, 2, []string{"-x", "Run 'ckgate store ls --help'"}},
 		{"too few arguments", []string{"store", "put", "-", root}, 2, []string{"FILE URL KEY"}},
 		{"too many arguments", []string{"store", "mb", root, "extra"}, 2, []string{`"extra"`}},
 		{"bad format", []string{"store", "ls", "--format", "xml", root}, 2, []string{"table or json"}},
