@@ -136,10 +136,11 @@ func App(opts Options) *cli.App {
 	return app
 }
 
-// setupCommand gives c and its subcommands the EXIT STATUS help section and
-// typed usage errors.
+// setupCommand gives c and its subcommands the EXIT STATUS help section,
+// typed usage errors and --json next to --format.
 func setupCommand(c *cli.Command) {
 	c.OnUsageError = onUsageError
+	addJSONFlag(c)
 	if len(c.Subcommands) > 0 {
 		c.CustomHelpTemplate = subcommandHelpTemplate
 		if c.Action == nil {

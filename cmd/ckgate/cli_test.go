@@ -225,7 +225,7 @@ func TestStoreErrors(t *testing.T) {
 		{"unknown flag after arguments", []string{"store", "ls", root, "-x"}, 2, []string{"-x", "Run 'ckgate store ls --help'"}},
 		{"too few arguments", []string{"store", "put", "-", root}, 2, []string{"FILE URL KEY"}},
 		{"too many arguments", []string{"store", "mb", root, "extra"}, 2, []string{`"extra"`}},
-		{"bad format", []string{"store", "ls", "--format", "xml", root}, 2, []string{"table or json"}},
+		{"bad format", []string{"store", "ls", "--format", "xml", root}, 2, []string{"table (or text) or json"}},
 		{"bad log level", []string{"--log-level", "loud", "store", "ls", root}, 2, []string{"loud"}},
 		{"unknown command", []string{"stor"}, 2, []string{`unknown command "stor"`}},
 		{"unknown subcommand", []string{"store", "lsx"}, 2, []string{`"lsx"`, "Run 'ckgate store --help'"}},

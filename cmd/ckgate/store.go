@@ -104,30 +104,3 @@ func (e *env) withStore(c *cli.Context, raw string, f func(gateway.Store) error)
 	}()
 	return f(s)
 }
-
-// formatFlag is the --format flag of every report.
-func formatFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"}
-}
-
-// argsFormat is args and format: a command's arguments and its --format.
-func argsFormat(c *cli.Context, min, max int) ([]string, string, error) {
-	a, err := args(c, min, max)
-	if err != nil {
-		return nil, "", err
-	}
-	f, err := format(c)
-	if err != nil {
-		return nil, "", err
-	}
-	return a, f, nil
-}
-
-func format(c *cli.Context) (string, error) {
-	switch f := c.String("format"); f {
-	case "table", "json":
-		return f, nil
-	default:
-		return "", usageErrorf(c, "--format %q: want table or json", f)
-	}
-}
