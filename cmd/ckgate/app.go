@@ -99,6 +99,7 @@ func App(opts Options) *cli.App {
 		// urfave/cli calls os.Exit for cli.ExitCoder errors unless this is set.
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   onUsageError,
+		Suggest:        true, // "did you mean" for an unknown help topic
 		Flags: []cli.Flag{
 			&cli.StringFlag{
 				Name:  "log-level",
@@ -159,7 +160,8 @@ func setupCommand(c *cli.Command) {
 // it shows the help, or refuses an unknown command name.
 func groupAction(c *cli.Context) error {
 	if c.Args().Present() {
-		return usageErrorf(c, "unknown command %q", c.Args().First())
+		name := c.Args().First()
+		return usageErrorf(c, "unknown command %q%s", name, didYouMean(name, commandNames(c.Command.Subcommands), false))
 	}
 	if c.Command == nil || c.Command.Name == "" || c.Command.Name == c.App.Name {
 		return cli.ShowAppHelp(c)
@@ -167,7 +169,12 @@ func groupAction(c *cli.Context) error {
 	return cli.ShowSubcommandHelp(c)
 }
 
+// onUsageError types a flag-parse error, with a "did you mean" for an
+// unknown flag.
 func onUsageError(c *cli.Context, err error, _ bool) error {
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok && c.Command != nil {
+		err = fmt.Errorf("%w%s", err, didYouMean(name, flagNames(c.Command.Flags), true))
+	}
 	return &UsageError{Command: helpName(c), Err: err}
 }
 
