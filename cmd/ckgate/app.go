@@ -99,6 +99,7 @@ func App(opts Options) *cli.App {
 		// urfave/cli calls os.Exit for cli.ExitCoder errors unless this is set.
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   onUsageError,
+		Suggest:        true, // "did you mean" for an unknown help topic
 		Flags: []cli.Flag{
 			&cli.StringFlag{
 				Name:  "log-level",
@@ -136,10 +137,11 @@ func App(opts Options) *cli.App {
 	return app
 }
 
-// setupCommand gives c and its subcommands the EXIT STATUS help section and
-// typed usage errors.
+// setupCommand gives c and its subcommands the EXIT STATUS help section,
+// typed usage errors and --json next to --format.
 func setupCommand(c *cli.Command) {
 	c.OnUsageError = onUsageError
+	addJSONFlag(c)
 	if len(c.Subcommands) > 0 {
 		c.CustomHelpTemplate = subcommandHelpTemplate
 		if c.Action == nil {
@@ -158,7 +160,8 @@ func setupCommand(c *cli.Command) {
 // it shows the help, or refuses an unknown command name.
 func groupAction(c *cli.Context) error {
 	if c.Args().Present() {
-		return usageErrorf(c, "unknown command %q", c.Args().First())
+		name := c.Args().First()
+		return usageErrorf(c, "unknown command %q%s", name, didYouMean(name, commandNames(c.Command.Subcommands), false))
 	}
 	if c.Command == nil || c.Command.Name == "" || c.Command.Name == c.App.Name {
 		return cli.ShowAppHelp(c)
@@ -166,7 +169,12 @@ func groupAction(c *cli.Context) error {
 	return cli.ShowSubcommandHelp(c)
 }
 
+// onUsageError types a flag-parse error, with a "did you mean" for an
+// unknown flag.
 func onUsageError(c *cli.Context, err error, _ bool) error {
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok && c.Command != nil {
+		err = fmt.Errorf("%w%s", err, didYouMean(name, flagNames(c.Command.Flags), true))
+	}
 	return &UsageError{Command: helpName(c), Err: err}
 }
 
@@ -216,7 +224,7 @@ func redactAttr(_ []string, a slog.Attr) slog.Attr {
 // Run runs the CLI with args (args[0] is the program name), prints an error
 // to stderr as "ckgate: <message>" and returns the exit status.
 func Run(ctx context.Context, opts Options, args []string) int {
-	err := App(opts).RunContext(ctx, args)
+	err := runApp(ctx, App(opts), args)
 	if err != nil && ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 		err = &interruptedError{err: err}
 	}

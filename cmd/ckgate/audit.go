@@ -38,7 +38,7 @@ func (e *env) auditCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "lifecycle", Usage: "read bucket configuration from `[BUCKET=]FILE` (repeatable)"},
 			&cli.DurationFlag{Name: "outage-window", Value: policy.DefaultOutageWindow, Usage: "the longest a query may stay stopped and still restart from its checkpoint"},
 			&cli.BoolFlag{Name: "fail-on-warn", Usage: "exit 1 on warnings too"},
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, json, junit or sarif"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table (or text), json, junit or sarif"},
 		}, policyFlags()...),
 		Action: e.audit,
 	}
@@ -49,11 +49,9 @@ func (e *env) audit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	f := c.String("format")
-	switch f {
-	case "table", "json", "junit", "sarif":
-	default:
-		return usageErrorf(c, "--format %q: want table, json, junit or sarif", f)
+	f, err := formatOf(c, "table", "json", "junit", "sarif")
+	if err != nil {
+		return err
 	}
 	window := c.Duration("outage-window")
 	if window <= 0 {

@@ -45,7 +45,7 @@ func (e *env) runCommand() *cli.Command {
 			&cli.StringFlag{Name: "checkpoint", Usage: "checkpoint store `URL` or path (default: checkpoints/<spec name>)"},
 			&cli.BoolFlag{Name: "available-now", Usage: "process what the source holds now, then stop"},
 			&cli.IntFlag{Name: "batches", Usage: "stop after `N` batches"},
-			&cli.StringFlag{Name: "format", Usage: "progress `FORMAT`: text or json (default: text on a terminal, json otherwise)"},
+			&cli.StringFlag{Name: "format", Usage: "progress `FORMAT`: text (or table) or json (default: text on a terminal, json otherwise)"},
 			&cli.BoolFlag{Name: "force", Usage: "take the checkpoint over from a live writer at once (it will be fenced)"},
 			&cli.StringFlag{Name: "metrics-addr", Usage: "serve Prometheus metrics on `ADDR` (host:port) at /metrics while running"},
 			&cli.StringFlag{Name: "principal", Usage: "the job principal's `ID` in policy decisions and the decision log (default: the OS user)"},
@@ -66,16 +66,15 @@ func (e *env) run(c *cli.Context) error {
 	if c.Bool("available-now") && c.Int("batches") > 0 {
 		return usageErrorf(c, "--available-now and --batches: choose one")
 	}
-	format := c.String("format")
-	switch format {
-	case "":
+	format, err := formatOf(c, "text", "json")
+	if err != nil {
+		return err
+	}
+	if format == "" {
 		format = "json"
 		if isTerminal(e.stdout) {
 			format = "live"
 		}
-	case "text", "json":
-	default:
-		return usageErrorf(c, "--format %q: want text or json", format)
 	}
 	s, err := spec.Load(a[0])
 	if err != nil {

@@ -26,7 +26,7 @@ func runCLI(t *testing.T, dir string, args ...string) result {
 		t.Fatal(err)
 	}
 	defer os.Chdir(wd)
-	err := app.RunContext(context.Background(), append([]string{"ckgate"}, args...))
+	err := runApp(context.Background(), app, append([]string{"ckgate"}, args...))
 	report(&errOut, err)
 	return result{code: ExitCode(err), stdout: out.String(), stderr: errOut.String()}
 }
@@ -145,7 +145,7 @@ func TestRunServesMetrics(t *testing.T) {
 	defer os.Chdir(wd)
 	done := make(chan error, 1)
 	go func() {
-		done <- app.RunContext(ctx, []string{"ckgate", "run", "--checkpoint", "ck", "--metrics-addr", addr, sp})
+		done <- runApp(ctx, app, []string{"ckgate", "run", "--checkpoint", "ck", "--metrics-addr", addr, sp})
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	var body string

@@ -35,23 +35,12 @@ func (e *env) storeCommand() *cli.Command {
 	}
 }
 
-// args checks the positional arguments of c: between min and max of them,
-// and none that looks like one of c's flags (urfave/cli stops parsing flags
-// at the first argument, so "ls URL -r" would otherwise list the prefix
-// "-r").
+// args checks the number of positional arguments of c: between min and
+// max. Flags written after the arguments were moved in front of them by
+// orderArgs; what is left is an argument, even after "--" when it looks like
+// a flag.
 func args(c *cli.Context, min, max int) ([]string, error) {
 	a := c.Args().Slice()
-	for _, s := range a {
-		name, _, _ := strings.Cut(strings.TrimLeft(s, "-"), "=")
-		if !strings.HasPrefix(s, "-") || name == "" {
-			continue
-		}
-		for _, f := range c.Command.Flags {
-			if slices.Contains(f.Names(), name) {
-				return nil, usageErrorf(c, "flag %s after the arguments: put flags first (%s [flags] %s)", s, helpName(c), c.Command.ArgsUsage)
-			}
-		}
-	}
 	switch {
 	case len(a) < min:
 		return nil, usageErrorf(c, "want %s", c.Command.ArgsUsage)
@@ -114,31 +103,4 @@ func (e *env) withStore(c *cli.Context, raw string, f func(gateway.Store) error)
 		}
 	}()
 	return f(s)
-}
-
-// formatFlag is the --format flag of every report.
-func formatFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table or json"}
-}
-
-// argsFormat is args and format: a command's arguments and its --format.
-func argsFormat(c *cli.Context, min, max int) ([]string, string, error) {
-	a, err := args(c, min, max)
-	if err != nil {
-		return nil, "", err
-	}
-	f, err := format(c)
-	if err != nil {
-		return nil, "", err
-	}
-	return a, f, nil
-}
-
-func format(c *cli.Context) (string, error) {
-	switch f := c.String("format"); f {
-	case "table", "json":
-		return f, nil
-	default:
-		return "", usageErrorf(c, "--format %q: want table or json", f)
-	}
 }

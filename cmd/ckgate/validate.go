@@ -4,7 +4,6 @@ import (
 	"errors"
 	"log/slog"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -50,7 +49,7 @@ func (e *env) validateCommand() *cli.Command {
 			"duration_ms, ...}]}; --format junit prints JUnit XML for CI. Exit status 0 when every probe\n" +
 			"passed (or was unknown), 1 when one failed, 2 for a usage error.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table, json or junit"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table (or text), json or junit"},
 			&cli.DurationFlag{Name: "timeout", Value: validate.DefaultTimeout, Usage: "stop probing after `DURATION` (the probe keys are still removed)"},
 			&cli.DurationFlag{Name: "max-clock-skew", Value: validate.DefaultMaxSkew, Usage: "fail the clock probe beyond `DURATION`"},
 			str("expect-principal", "CKGATE_EXPECT_PRINCIPAL", "fail unless the store sees `ID` (an ARN, account, access key id, service account email, Azure object or app id, account name, uid or user name)"),
@@ -92,9 +91,9 @@ func (e *env) validateAccess(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	format := c.String("format")
-	if !slices.Contains(validate.Formats, format) {
-		return usageErrorf(c, "--format %q: want table, json or junit", format)
+	format, err := formatOf(c, validate.Formats...)
+	if err != nil {
+		return err
 	}
 	opts := validate.Options{
 		ExpectPrincipal: c.String("expect-principal"),

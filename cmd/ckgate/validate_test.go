@@ -119,7 +119,7 @@ func TestValidateAccessUsage(t *testing.T) {
 		{"validate-access", "ftp://host/ck"},
 		{"validate-access", "--timeout", "0s", root},
 		{"validate-access", "--azure-sas", "sv=1&sig=x", "--azure-connection-string", "UseDevelopmentStorage=true", "az://devstoreaccount1/c/ck"},
-		{"validate-access", root, "--format", "json"},
+		{"validate-access", root, "--format", "yaml"}, // flags after the URL are read
 	} {
 		ckgate(t, Options{}, "", args...).wantErr(t, ExitUsage)
 	}
