@@ -35,6 +35,9 @@ var (
 	ErrInUse = errors.New("checkpoint in use")
 	// ErrUnknownOutcome: a conditional write's outcome could not be determined.
 	ErrUnknownOutcome = errors.New("outcome unknown")
+	// ErrBadURL is wrapped by every error about a malformed store URL, on
+	// every scheme (the CLI's usage error, exit 2).
+	ErrBadURL = errors.New("bad store URL")
 )
 
 var kinds = []error{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -44,6 +45,11 @@ func ParseURL(raw string) (*url.URL, error) {
 	if raw == "" {
 		return nil, fmt.Errorf("empty store URL")
 	}
+	if scheme, rest, ok := strings.Cut(raw, ":"); ok && !strings.Contains(raw, "://") && !hasFileScheme(raw) &&
+		slices.Contains(urlSchemes, strings.ToLower(scheme)) {
+		// "s3:bucket" or "gs:/b" is a mistyped URL, never a local directory
+		return nil, fmt.Errorf("%w %q: did you mean %s://%s?", ErrBadURL, Redact(raw), strings.ToLower(scheme), strings.TrimLeft(rest, "/"))
+	}
 	if !strings.Contains(raw, "://") && !hasFileScheme(raw) {
 		abs, err := filepath.Abs(raw)
 		if err != nil {
@@ -62,6 +68,10 @@ func ParseURL(raw string) (*url.URL, error) {
 	u.Scheme = strings.ToLower(u.Scheme)
 	return u, nil
 }
+
+// urlSchemes are the schemes of store URLs: a plain path that starts with
+// one and a colon is a mistyped URL.
+var urlSchemes = []string{"s3", "gs", "az", "azure", "file"}
 
 // hasFileScheme reports whether raw is a file URL without "//" ("file:/x").
 func hasFileScheme(raw string) bool {

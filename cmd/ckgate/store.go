@@ -12,7 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/gateway"
-	"github.com/ckgate/ckgate/gateway/s3store"
 )
 
 // storeCommand is the group of small commands a user debugging a
@@ -63,7 +62,7 @@ func (e *env) openStore(ctx context.Context, c *cli.Context, raw string) (gatewa
 			gateway.Redact(raw), u.Scheme, strings.Join(e.registry.Schemes(), ", "))
 	}
 	s, err := e.registry.Open(ctx, raw)
-	if errors.Is(err, s3store.ErrBadURL) {
+	if errors.Is(err, gateway.ErrBadURL) {
 		return nil, &InputError{Err: err}
 	}
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -36,12 +37,17 @@ func (e *env) storeRm(c *cli.Context) error {
 		cond = gateway.IfMatch(gateway.Version(v))
 	}
 	return e.withStore(c, a[0], func(s gateway.Store) error {
-		s, closeLog, err := e.guardStore(c, s, a[0])
+		g, closeLog, err := e.guardStore(c, s, a[0])
 		if err != nil {
 			return err
 		}
 		defer closeLog()
-		if err := s.Delete(c.Context, a[1], cond); err != nil {
+		// a missing key is reported as missing (exit 2), under a
+		// checkpoint too, rather than as a refusal to delete it
+		if _, err := s.Stat(c.Context, a[1]); errors.Is(err, gateway.ErrNotFound) {
+			return err
+		}
+		if err := g.Delete(c.Context, a[1], cond); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "removed %q\n", a[1])

@@ -37,7 +37,7 @@ var params = []string{
 }
 
 // ErrBadURL is wrapped by every error about a malformed s3:// URL.
-var ErrBadURL = errors.New("bad s3 store URL")
+var ErrBadURL = gateway.ErrBadURL
 
 // settings is a parsed s3:// URL.
 type settings struct {
