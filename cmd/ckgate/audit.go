@@ -36,7 +36,7 @@ func (e *env) auditCommand() *cli.Command {
 			"2 could not audit (a URL that cannot be listed, a file or policy that cannot be read).",
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "lifecycle", Usage: "read bucket configuration from `[BUCKET=]FILE` (repeatable)"},
-			&cli.DurationFlag{Name: "outage-window", Value: policy.DefaultOutageWindow, Usage: "the longest a query may stay stopped and still restart from its checkpoint"},
+			durationFlag("outage-window", policy.DefaultOutageWindow, "the longest a query may stay stopped and still restart from its checkpoint (e.g. 72h, 3d)"),
 			&cli.BoolFlag{Name: "fail-on-warn", Usage: "exit 1 on warnings too"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table (or text), json, junit or sarif"},
 		}, policyFlags()...),
@@ -53,7 +53,7 @@ func (e *env) audit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	window := c.Duration("outage-window")
+	window := flagDuration(c, "outage-window")
 	if window <= 0 {
 		return usageErrorf(c, "--outage-window %s: want a positive duration such as 72h", window)
 	}

@@ -65,8 +65,8 @@ func (e *env) retentionCommand() *cli.Command {
 func retentionFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "min-batches", Value: lifecycle.DefaultMinBatches, Usage: "keep at least the latest `N` batches"},
-		&cli.DurationFlag{Name: "retain-for", Usage: "also keep every batch younger than `DURATION` (e.g. 72h)"},
-		&cli.DurationFlag{Name: "log-retention", Value: lifecycle.DefaultLogRetention, Usage: "keep _ckgate/ ledgers younger than `DURATION`"},
+		durationFlag("retain-for", 0, "also keep every batch younger than `DURATION` (e.g. 72h, 3d)"),
+		durationFlag("log-retention", lifecycle.DefaultLogRetention, "keep _ckgate/ ledgers younger than `DURATION` (e.g. 7d)"),
 		&cli.StringSliceFlag{Name: "sink", Usage: "also plan the manifest log (_spark_metadata/) of the file sink output `URL` (repeatable; data files are never removed)"},
 	}
 }
@@ -76,13 +76,13 @@ func retentionPolicy(c *cli.Context) (lifecycle.Policy, error) {
 	if n := c.Int("min-batches"); n < 1 {
 		return lifecycle.Policy{}, usageErrorf(c, "--min-batches %d: want 1 or more", n)
 	}
-	if c.Duration("retain-for") < 0 || c.Duration("log-retention") <= 0 {
+	if flagDuration(c, "retain-for") < 0 || flagDuration(c, "log-retention") <= 0 {
 		return lifecycle.Policy{}, usageErrorf(c, "--retain-for and --log-retention: want a positive duration")
 	}
 	return lifecycle.Policy{
 		MinBatches:   c.Int("min-batches"),
-		RetainFor:    c.Duration("retain-for"),
-		LogRetention: c.Duration("log-retention"),
+		RetainFor:    flagDuration(c, "retain-for"),
+		LogRetention: flagDuration(c, "log-retention"),
 		Now:          time.Now(),
 	}, nil
 }

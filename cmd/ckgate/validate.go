@@ -50,8 +50,8 @@ func (e *env) validateCommand() *cli.Command {
 			"passed (or was unknown), 1 when one failed, 2 for a usage error.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table (or text), json or junit"},
-			&cli.DurationFlag{Name: "timeout", Value: validate.DefaultTimeout, Usage: "stop probing after `DURATION` (the probe keys are still removed)"},
-			&cli.DurationFlag{Name: "max-clock-skew", Value: validate.DefaultMaxSkew, Usage: "fail the clock probe beyond `DURATION`"},
+			durationFlag("timeout", validate.DefaultTimeout, "stop probing after `DURATION` (the probe keys are still removed)"),
+			durationFlag("max-clock-skew", validate.DefaultMaxSkew, "fail the clock probe beyond `DURATION`"),
 			str("expect-principal", "CKGATE_EXPECT_PRINCIPAL", "fail unless the store sees `ID` (an ARN, account, access key id, service account email, Azure object or app id, account name, uid or user name)"),
 			str("as-user", "CKGATE_AS_USER", "local disk: probe as `NAME|UID[:GID]` in a child process (needs root)"),
 			str("aws-profile", "AWS_PROFILE", "AWS shared config `PROFILE`"),
@@ -97,8 +97,8 @@ func (e *env) validateAccess(c *cli.Context) error {
 	}
 	opts := validate.Options{
 		ExpectPrincipal: c.String("expect-principal"),
-		Timeout:         c.Duration("timeout"),
-		MaxSkew:         c.Duration("max-clock-skew"),
+		Timeout:         flagDuration(c, "timeout"),
+		MaxSkew:         flagDuration(c, "max-clock-skew"),
 		AsUser:          c.String("as-user"),
 		Identity: validate.Identity{
 			AWSProfile:              c.String("aws-profile"),
