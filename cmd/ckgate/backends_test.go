@@ -90,7 +90,7 @@ func storeScript(t *testing.T, bucketURL, ckptURL string) {
 	}
 	// replacing or removing a log entry of a checkpoint is refused by the
 	// policy, but for an admin breaking glass
-	ckgate(t, o, "v1\n{\"nextBatchWatermarkMs\":7}", "store", "put", "--overwrite", "-", ckptURL, "commits/0").wantErr(t, 4, "CKG-P003")
+	ckgate(t, o, "v1\n{\"nextBatchWatermarkMs\":7}", "store", "put", "--overwrite", "-", ckptURL, "commits/0").wantErr(t, 4, "CKG-P003", "--reason TEXT --decision-log FILE")
 	ckgate(t, o, "v1\n{\"nextBatchWatermarkMs\":7}", append(append([]string{"store", "put", "--overwrite"}, glass...), "-", ckptURL, "commits/0")...).want(t, 0)
 	ckgate(t, o, "", "store", "cat", ckptURL, "metadata").want(t, 0, meta)
 

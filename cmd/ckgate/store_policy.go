@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -49,4 +51,13 @@ func (e *env) guardStore(c *cli.Context, s gateway.Store, raw string) (gateway.S
 		return nil, nil, err
 	}
 	return g, func() error { done(); return closeLog() }, nil
+}
+
+// refusalHint names the way out of a policy refusal of a store write: an
+// admin breaking glass, which needs both a reason and a decision log.
+func refusalHint(c *cli.Context, err error) error {
+	if !errors.Is(err, gateway.ErrDenied) || strings.TrimSpace(c.String("reason")) != "" {
+		return err
+	}
+	return fmt.Errorf("%w (only an admin breaks glass: --kind admin --reason TEXT --decision-log FILE, which records the override)", err)
 }

@@ -75,11 +75,13 @@ func (e *env) storePut(c *cli.Context) error {
 			v, err = s.Put(c.Context, key, head, cond)
 			n = int64(len(head))
 		}
-		if errors.Is(err, gateway.ErrExists) && cond.Kind == gateway.CondIfAbsent {
+		switch {
+		case errors.Is(err, gateway.ErrExists) && cond.Kind == gateway.CondIfAbsent:
 			return fmt.Errorf("%w (create-only: pass --overwrite to replace it)", err)
-		}
-		if err != nil {
-			return err
+		case errors.Is(err, gateway.ErrExists):
+			return fmt.Errorf("%w (it was created while this put was decided as a create: nothing was replaced)", err)
+		case err != nil:
+			return refusalHint(c, err)
 		}
 		fmt.Fprintf(e.stdout, "put %q: %d bytes, version %s\n", key, n, v)
 		return nil

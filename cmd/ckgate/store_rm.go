@@ -48,7 +48,7 @@ func (e *env) storeRm(c *cli.Context) error {
 			return err
 		}
 		if err := g.Delete(c.Context, a[1], cond); err != nil {
-			return err
+			return refusalHint(c, err)
 		}
 		fmt.Fprintf(e.stdout, "removed %q\n", a[1])
 		return nil
