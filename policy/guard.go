@@ -98,13 +98,6 @@ func NewGuardRoots(base string, s, container gateway.Store) *RootFinder {
 	return NewRootFinder(base, s)
 }
 
-// Declare makes root a checkpoint root for the finder's lifetime.
-func (f *RootFinder) Declare(root string) {
-	f.mu.Lock()
-	f.known[root] = true
-	f.mu.Unlock()
-}
-
 // ContainerOf is the top of a canonical location: "file:///", the bucket
 // ("s3://b", "gs://b") or the Azure container ("az://account/c").
 func ContainerOf(loc string) string {

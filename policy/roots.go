@@ -42,9 +42,9 @@ type RootFinder struct {
 // canonical location of a bucket, an Azure container or the local disk
 // ("file:///"). On the local disk it reads the file system directly; on a
 // cloud store it asks s, a store opened at container (Stat of metadata,
-// short listings of offsets/ and commits/). Roots (canonical locations)
-// are known to be roots from the start.
-func NewRootFinder(container string, s gateway.Store, roots ...string) *RootFinder {
+// short listings of offsets/ and commits/). Declare adds roots known
+// without probing.
+func NewRootFinder(container string, s gateway.Store) *RootFinder {
 	f := &RootFinder{top: container, known: map[string]bool{}}
 	if _, ok := gateway.FilePath(container); ok {
 		f.probe = func(_ context.Context, dir string) (bool, error) { return fileIsRoot(dir) }
@@ -54,12 +54,14 @@ func NewRootFinder(container string, s gateway.Store, roots ...string) *RootFind
 			return storeIsRoot(ctx, s, name)
 		}
 	}
-	for _, r := range roots {
-		if r != "" {
-			f.known[r] = true
-		}
-	}
 	return f
+}
+
+// Declare makes root a checkpoint root for the finder's lifetime.
+func (f *RootFinder) Declare(root string) {
+	f.mu.Lock()
+	f.known[root] = true
+	f.mu.Unlock()
 }
 
 // Above returns the checkpoint roots strictly above loc, outermost first.
@@ -166,16 +168,12 @@ func splitLocation(loc string) (dir, name string) {
 	return loc[:i], loc[i+1:]
 }
 
-// operatorMetadataDir reports whether dir is a state operator's metadata
-// directory (.../state/<op>/_metadata).
+// operatorMetadataDir reports whether dir (a location or a '/'-separated
+// name) is a state operator's metadata directory (.../state/<op>/_metadata).
 func operatorMetadataDir(dir string) bool {
-	parent, name := splitLocation(dir)
-	if name != "_metadata" {
-		return false
-	}
-	grand, _ := splitLocation(parent)
-	_, g := splitLocation(grand)
-	return g == "state"
+	segs := strings.Split(dir, "/")
+	n := len(segs)
+	return n >= 3 && segs[n-1] == "_metadata" && segs[n-3] == "state"
 }
 
 func isBatchName(s string) bool {
@@ -253,7 +251,7 @@ func storeIsRoot(ctx context.Context, s gateway.Store, name string) (bool, error
 	if dir != "" {
 		dir += "/"
 	}
-	if name != "" && operatorMetadataDir("s3://b/"+name) {
+	if operatorMetadataDir(name) {
 		return false, nil
 	}
 	switch _, err := s.Stat(ctx, dir+"metadata"); {
