@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"sync"
@@ -233,19 +234,34 @@ func (s *Session) mayTakeOver(cur WriterRecord) bool {
 }
 
 // waitForExpiry waits until cur's lease ends, then checks that the owner
-// did not renew it meanwhile.
+// did not renew it meanwhile. While it waits it re-reads the writer record
+// every leasePoll or so (see pollInterval) and returns at once when the
+// owner released the checkpoint, the record is gone or another epoch
+// holds it: acquire then looks again instead of sleeping out a lease
+// nobody holds.
 func (s *Session) waitForExpiry(ctx context.Context, cur WriterRecord) error {
 	until := cur.Heartbeat.Add(cur.Lease())
 	if s.opts.OnWait != nil {
 		s.opts.OnWait(cur, until)
 	}
-	s.opts.Logger.Info("waiting for the writer's lease to expire", "owner", cur.Owner, "until", until)
-	t := time.NewTimer(until.Sub(s.opts.Now()))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return E("open", WriterKey, ErrUnavailable, ctx.Err())
-	case <-t.C:
+	s.opts.Logger.Info("waiting for the writer's lease to expire", "owner", cur.Owner, "query_id", cur.QueryID,
+		"epoch", cur.Epoch, "until", until)
+	expiry := time.NewTimer(until.Sub(s.opts.Now()))
+	defer expiry.Stop()
+	for waiting := true; waiting; {
+		poll := time.NewTimer(pollInterval(cur.Lease()))
+		select {
+		case <-ctx.Done():
+			poll.Stop()
+			return E("open", WriterKey, ErrUnavailable, ctx.Err())
+		case <-expiry.C:
+			poll.Stop()
+			waiting = false
+		case <-poll.C:
+			if s.ownerLeft(ctx, cur) {
+				return nil
+			}
+		}
 	}
 	data, _, err := GetBounded(ctx, s.store, WriterKey, 0)
 	if err != nil {
@@ -259,6 +275,38 @@ func (s *Session) waitForExpiry(ctx context.Context, cur WriterRecord) error {
 		return &InUseError{Owner: now, Reason: "the owner kept heart-beating while we waited"}
 	}
 	return nil
+}
+
+// leasePoll is how often, at most, a waiter re-reads the writer record: a
+// clean release is noticed within about a quarter of a second, at a cost of
+// a few small GETs a second while waiting.
+const leasePoll = 250 * time.Millisecond
+
+// pollInterval is the next wait between two reads of the writer record:
+// leasePoll (or a quarter of a shorter lease) with up to a fifth of it
+// taken off at random, so waiters of one checkpoint do not read in step.
+func pollInterval(lease time.Duration) time.Duration {
+	d := min(leasePoll, max(lease/4, time.Millisecond))
+	return d - rand.N(d/5+1)
+}
+
+// ownerLeft reports whether the writer record no longer shows cur holding
+// the checkpoint: released, gone, or moved on to another epoch. A failed or
+// unreadable read is not a departure: the wait goes on to the expiry.
+func (s *Session) ownerLeft(ctx context.Context, cur WriterRecord) bool {
+	data, _, err := GetBounded(ctx, s.store, WriterKey, 0)
+	if errors.Is(err, ErrNotFound) {
+		return true
+	}
+	if err != nil {
+		s.opts.Logger.Debug("re-reading the writer record while waiting", "err", err)
+		return false
+	}
+	now, err := ParseWriterRecord(data)
+	if err != nil {
+		return false
+	}
+	return now.Released || now.Epoch != cur.Epoch
 }
 
 func (s *Session) took(rec WriterRecord, v Version) {

@@ -119,8 +119,9 @@ func (e *env) run(c *cli.Context) error {
 	}
 	so := gateway.SessionOptions{Principal: principal(), TakeOver: gateway.Wait, Logger: e.log,
 		OnWait: func(owner gateway.WriterRecord, until time.Time) {
-			fmt.Fprintf(e.stderr, "ckgate: checkpoint %s is held by %s (epoch %d, last heartbeat %s); waiting until its lease expires at %s\n",
-				gateway.Redact(ckURL), owner.Owner, owner.Epoch, owner.Heartbeat.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339))
+			fmt.Fprintf(e.stderr, "ckgate: checkpoint %s is held by %s (query %s, principal %q, epoch %d, last heartbeat %s); waiting until its lease expires at %s, or sooner if it releases the checkpoint\n",
+				gateway.Redact(ckURL), owner.Owner, owner.QueryID, owner.Principal, owner.Epoch,
+				owner.Heartbeat.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339))
 		}}
 	if c.Bool("force") {
 		so.TakeOver = gateway.Force
