@@ -28,8 +28,10 @@ type backend struct {
 	hint func() string
 	// tidy runs after the cleanup and returns a note for its result; may
 	// be nil.
-	tidy    func() string
-	closers []func() error
+	tidy func() string
+	// warnings go to the report as they are (Report.Warnings).
+	warnings []string
+	closers  []func() error
 }
 
 type infoProbe struct {

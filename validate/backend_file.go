@@ -27,14 +27,18 @@ func openFile(ctx context.Context, u *url.URL, red *redactor) (*backend, error) 
 	fst := s.(*filestore.Store)
 	root := fst.Root()
 	b := &backend{shown: "file://" + root, store: s, red: red, closers: []func() error{s.(gateway.Closer).Close}}
-	before := snapshotCreated(root)
-	b.tidy = func() string { return giveBack(root, before) }
+	b.tidy = tidyPreflight(root)
 	b.credentials = func(context.Context) outcome {
-		msg := "the process's credentials: " + describeProcess()
+		// "credentials: uid=..." would read as a secret assignment to the
+		// redactor: say it without the colon.
+		msg := "the process runs as " + describeProcess()
 		if os.Geteuid() == 0 {
 			msg += " (root: the kernel skips permission checks; --as-user probes as the job's user)"
 		}
 		return passf(msg)
+	}
+	if os.Geteuid() == 0 {
+		b.warnings = append(b.warnings, RootWarning)
 	}
 	b.identify = func(context.Context) identity {
 		return processIdentity()
@@ -110,85 +114,34 @@ func rootDir(root string) outcome {
 	return outcome{status: Pass, message: msg, address: root}
 }
 
-// Paths the local store creates besides the probe keys: the directories
-// of the probe keys, and the lock directory and files of its
-// compare-and-swap (see package filestore, "Versions and locks").
-var createdDirs = []string{"_ckgate", "_ckgate/preflight", ".ckgate-locks"}
+// RootWarning is the report's warning for a run as root on a local disk.
+const RootWarning = "running as root, whom the kernel lets past every permission check, so these probes pass whatever the modes are; " +
+	"the job principal is probably not root: run again with --as-user USER (the job's user name or uid) to probe as it"
 
-const lockDir = ".ckgate-locks"
-
-// created is what existed under a root before a run.
-type created struct {
-	dirs  map[string]bool
-	locks map[string]bool
-}
-
-func snapshotCreated(root string) created {
-	c := created{dirs: map[string]bool{}, locks: map[string]bool{}}
-	for _, d := range createdDirs {
-		if _, err := os.Lstat(filepath.Join(root, d)); err == nil {
-			c.dirs[d] = true
+// tidyPreflight returns the cleanup step of a run on a local disk: it
+// removes the probe directory (PreflightPrefix) when this run created it
+// and it is empty again, so a run leaves no more than the store's lock
+// files under _ckgate/. What the store created belongs to the owner of the
+// root directory even when the run is root's (see package filestore).
+func tidyPreflight(root string) func() string {
+	dir := strings.TrimSuffix(PreflightPrefix, "/")
+	_, err := os.Lstat(filepath.Join(root, filepath.FromSlash(dir)))
+	existed := !errors.Is(err, fs.ErrNotExist)
+	return func() string {
+		if existed {
+			return ""
 		}
-	}
-	if ents, err := os.ReadDir(filepath.Join(root, lockDir)); err == nil {
-		for _, e := range ents {
-			c.locks[e.Name()] = true
-		}
-	}
-	return c
-}
-
-// giveBack hands what a run as root created under root (directories,
-// lock files) to the owner of root, so that the job's own user can still
-// write its checkpoint there afterwards. It does nothing unless the
-// process is root and root belongs to another user. It returns a note
-// for the report.
-func giveBack(root string, before created) string {
-	if os.Geteuid() != 0 {
-		return ""
-	}
-	fi, err := os.Stat(root)
-	if err != nil {
-		return ""
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || st.Uid == 0 {
-		return ""
-	}
-	var paths []string
-	for _, d := range createdDirs {
-		if !before.dirs[d] {
-			paths = append(paths, d)
-		}
-	}
-	if ents, err := os.ReadDir(filepath.Join(root, lockDir)); err == nil {
-		for _, e := range ents {
-			if !before.locks[e.Name()] {
-				paths = append(paths, filepath.Join(lockDir, e.Name()))
-			}
-		}
-	}
-	var given []string
-	for _, p := range paths {
-		full := filepath.Join(root, p)
-		lfi, err := os.Lstat(full)
+		// Only an empty directory goes (a concurrent run's probe keys
+		// stay), and only inside the root: through os.Root, a symbolic
+		// link put in the way leads nowhere else.
+		r, err := os.OpenRoot(root)
 		if err != nil {
-			continue
+			return ""
 		}
-		if lst, ok := lfi.Sys().(*syscall.Stat_t); !ok || lst.Uid != 0 {
-			continue
+		defer r.Close()
+		if err := r.Remove(filepath.FromSlash(dir)); err != nil {
+			return ""
 		}
-		if os.Lchown(full, int(st.Uid), int(st.Gid)) == nil {
-			given = append(given, p)
-		}
+		return "removed the probe directory " + dir + " it created"
 	}
-	if len(given) == 0 {
-		return ""
-	}
-	shown := strings.Join(given[:min(len(given), 3)], ", ")
-	if len(given) > 3 {
-		shown += ", ..."
-	}
-	return fmt.Sprintf("gave %d paths the run created as root (%s) to uid %d gid %d, the owner of %s",
-		len(given), shown, st.Uid, st.Gid, root)
 }

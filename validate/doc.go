@@ -59,11 +59,14 @@
 // after a failure, after the timeout, and after cancellation (Ctrl-C),
 // when no new probe starts, writes in flight finish and the cleanup runs
 // with its own deadline. When the principal may not delete, the cleanup
-// fails and names the keys left behind. On a local disk the store also
-// keeps its lock files under ".ckgate-locks" and leaves the (empty)
-// directory _ckgate/preflight; a run as root gives the paths it created
-// to the owner of the root directory, so that the job's user can still
-// write there.
+// fails and names the keys left behind. On a local disk the run removes
+// the directory _ckgate/preflight when it created it and it is empty
+// again, and the store keeps its lock files under _ckgate/.ckgate-locks:
+// nothing outside _ckgate/ is left. Run as root on a directory of another
+// user, the store gives what it creates to the owner of the root directory
+// (see package filestore), so that the job's user can still write there;
+// the report then warns (Report.Warnings, "Warning:" in the table) that
+// the job principal is probably not root and points at --as-user.
 //
 // # Identity
 //

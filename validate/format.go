@@ -47,6 +47,9 @@ func WriteTable(w io.Writer, r *Report) error {
 	if r.ProbeKey != "" {
 		fmt.Fprintf(w, "Probe key: %s (removed)\n", r.ProbeKey)
 	}
+	for _, warning := range r.Warnings {
+		fmt.Fprintf(w, "Warning:   %s\n", warning)
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LAYER\tOPERATION\tRESULT\tCODE\tTIME\tMESSAGE")

@@ -92,7 +92,12 @@ type Report struct {
 	// OK is true when no probe failed.
 	OK bool `json:"ok"`
 	// ProbeKey is the key the authorization probes wrote (always removed).
-	ProbeKey   string   `json:"probe_key,omitempty"`
+	ProbeKey string `json:"probe_key,omitempty"`
+	// Warnings are what the caller should know about the run itself, in
+	// one line each: a run as root on a local disk, whose permission checks
+	// the kernel skips, says the job principal is probably not root and
+	// points at --as-user.
+	Warnings   []string `json:"warnings,omitempty"`
 	Results    []Result `json:"results"`
 	DurationMS float64  `json:"duration_ms"`
 }

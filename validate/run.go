@@ -106,7 +106,7 @@ func probe(parent context.Context, b *backend, opts Options) *Report {
 	ctx, cancel := context.WithTimeout(parent, opts.timeout())
 	defer cancel()
 	keys := newProbeKeys(time.Now())
-	rep := &Report{URL: b.shown}
+	rep := &Report{URL: b.shown, Warnings: b.warnings}
 	g := &graph{red: b.red}
 
 	var principal identity

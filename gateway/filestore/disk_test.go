@@ -216,7 +216,7 @@ func TestDirectoriesAreNotObjects(t *testing.T) {
 func TestReservedKeys(t *testing.T) {
 	ctx := t.Context()
 	s := newStore(t)
-	for _, key := range []string{".ckgate-tmp-x", "a/.ckgate-tmp-x", ".ckgate-locks/000", ".ckgate-anything"} {
+	for _, key := range []string{".ckgate-tmp-x", "a/.ckgate-tmp-x", ".ckgate-locks/000", "_ckgate/.ckgate-locks/000", ".ckgate-anything"} {
 		_, err := s.Put(ctx, key, []byte("x"), gateway.None())
 		wantKind(t, "put "+key, err, gateway.ErrInvalidKey)
 		_, err = s.Stat(ctx, key)
@@ -230,8 +230,12 @@ func TestReservedKeys(t *testing.T) {
 	if _, err := s.Put(ctx, ".0.crc", []byte("crc2"), gateway.IfMatch(v)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(s.Root(), ".ckgate-locks")); err != nil {
-		t.Errorf("no lock directory after a CAS: %v", err)
+	if _, err := os.Stat(filepath.Join(s.Root(), "_ckgate", ".ckgate-locks")); err != nil {
+		t.Errorf("no lock directory _ckgate/.ckgate-locks after a CAS: %v", err)
+	}
+	// Nothing of the store's own beside the keys, outside _ckgate/.
+	if _, err := os.Lstat(filepath.Join(s.Root(), ".ckgate-locks")); !os.IsNotExist(err) {
+		t.Errorf("a CAS made the lock directory .ckgate-locks at the top of the root: %v", err)
 	}
 	if got, want := storetest.Keys(t, s, ""), []string{".0.crc"}; !slices.Equal(got, want) {
 		t.Errorf("list = %q, want %q", got, want)

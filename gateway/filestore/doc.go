@@ -47,13 +47,42 @@
 // the gap between the two writes.
 //
 // IfMatch writes, unconditional writes and deletes of a key hold an
-// exclusive flock(2) on one of 1024 lock files under ".ckgate-locks" in the
-// root (chosen by a hash of the key), so compare-and-swap is atomic across
-// processes sharing the directory. A waiter blocks without spinning and
-// gives up when its context ends; the kernel drops a lock when its process
-// dies, so a crashed writer never blocks others. Create-only writes need no
-// lock: link(2) is atomic, and a key that exists cannot disappear while a
-// locked writer holds it.
+// exclusive flock(2) on one of 1024 lock files under
+// "_ckgate/.ckgate-locks" in the root (chosen by a hash of the key), so
+// compare-and-swap is atomic across processes sharing the directory. A
+// waiter blocks without spinning and gives up when its context ends; the
+// kernel drops a lock when its process dies, so a crashed writer never
+// blocks others. Create-only writes and reads need no lock: link(2) is
+// atomic, and a key that exists cannot disappear while a locked writer
+// holds it. The lock files are never removed (unlinking a lock file that
+// another process holds would let a third lock a new file of the same
+// name); they are never listed and their names are refused as keys.
+//
+// The lock files live under _ckgate/, ckgate's own directory, so a Spark
+// checkpoint that ckgate only reads, inspects, validates or prunes gains
+// nothing beside Spark's files outside _ckgate/. Earlier versions kept
+// them in ".ckgate-locks" at the top of the root. For a root that still
+// has that directory, every lock is also taken there (first, in the same
+// stripe), so an earlier ckgate still running on the root and this one
+// exclude each other; a root without it never gets one. The one case this
+// does not cover is an earlier ckgate whose first lock on a root comes
+// after this one checked for the directory: a writer session only takes
+// a lock to renew or take over the writer record, which a second writer
+// does only once the first one's lease has run out, by which time the
+// first one's heartbeats have made the directory. Remove .ckgate-locks once
+// no earlier ckgate runs on the root.
+//
+// # Owners
+//
+// A process running as root on a root directory that belongs to another
+// user (an operator probing, inspecting or pruning a job's checkpoint)
+// gives every directory and file the store creates (the key's
+// directories, the temp file that becomes the object, the lock directory
+// and lock files) to the owner and group of the root directory, so the job
+// can still write there afterwards. A lock file that exists keeps its
+// owner. Giving is best effort: a file system that refuses chown (NFS with
+// root squashed, one without owners) keeps the process's owner rather than
+// failing the write. Any other process creates paths as itself, as usual.
 //
 // # Errors
 //

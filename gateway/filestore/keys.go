@@ -12,9 +12,17 @@ import (
 // the lock directory); key segments may not start with it.
 const reservedPrefix = ".ckgate-"
 
+// ckgateDir is the directory of ckgate's own keys (gateway.WriterKey's).
+const ckgateDir = "_ckgate"
+
 const (
 	tempPrefix = reservedPrefix + "tmp-"
-	lockDir    = reservedPrefix + "locks"
+	// lockDir holds the lock files, under ckgateDir so that a checkpoint
+	// ckgate only reads or prunes gains nothing beside its own files.
+	lockDir = ckgateDir + "/" + reservedPrefix + "locks"
+	// legacyLockDir is where ckgate kept its lock files before: when a root
+	// has it, a lock is taken there too (see Store.lock).
+	legacyLockDir = reservedPrefix + "locks"
 )
 
 // validKey checks key for op: gateway.ValidateKey plus the reserved names.

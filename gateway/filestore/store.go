@@ -19,6 +19,7 @@ type Store struct {
 
 	mu     sync.Mutex
 	root   *os.Root // opened on first use
+	owner  owner    // whom new paths go to, learnt with root
 	closed bool
 }
 
@@ -121,6 +122,9 @@ func (s *Store) openRoot(op, key string) (*os.Root, error) {
 	if err == nil {
 		s.root, err = os.OpenRoot(s.dir)
 	}
+	if err == nil {
+		s.owner = ownerOf(fi)
+	}
 	if err != nil {
 		return nil, gateway.E(op, key, kindOf(err), fmt.Errorf("store root: %w", err))
 	}
@@ -137,4 +141,11 @@ func (s *Store) begin(ctx context.Context, op, key string) (*os.Root, error) {
 		return nil, gateway.E(op, key, gateway.ErrUnavailable, err)
 	}
 	return s.openRoot(op, key)
+}
+
+// ownerFor returns whom new paths go to (see owner); call it after begin.
+func (s *Store) ownerFor() owner {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owner
 }

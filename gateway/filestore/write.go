@@ -62,13 +62,14 @@ func (s *Store) write(ctx context.Context, key string, c gateway.Cond, want int6
 	}
 	p, _ := keyPath(op, key)
 	dir, _ := splitKey(p)
-	if err := ensureDir(root, dir); err != nil {
+	own := s.ownerFor()
+	if err := ensureDir(root, own, dir); err != nil {
 		return "", s.writeErr(root, key, p, err)
 	}
 	if err := linkOut(root, op, key, p); err != nil {
 		return "", err
 	}
-	tmp, fi, err := writeTemp(ctx, root, dir, want, fill)
+	tmp, fi, err := writeTemp(ctx, root, own, dir, want, fill)
 	if err != nil {
 		return "", s.writeErr(root, key, p, err)
 	}
@@ -163,12 +164,13 @@ func (s *Store) writeErr(root *os.Root, key, p string, err error) error {
 // writeTemp writes a new temp file in dir with fill, checks its size,
 // stamps its modification time, fsyncs and closes it. It returns the temp
 // file's name and final info; on error the temp file is removed.
-func writeTemp(ctx context.Context, root *os.Root, dir string, want int64, fill func(io.Writer) (int64, error)) (_ string, fi fs.FileInfo, err error) {
+func writeTemp(ctx context.Context, root *os.Root, own owner, dir string, want int64, fill func(io.Writer) (int64, error)) (_ string, fi fs.FileInfo, err error) {
 	name := filepath.Join(dir, tempPrefix+rand.Text())
 	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return "", nil, err
 	}
+	own.file(f)
 	defer func() {
 		if err != nil {
 			f.Close() // may already be closed
@@ -205,9 +207,9 @@ func writeTemp(ctx context.Context, root *os.Root, dir string, want int64, fill 
 	return name, fi, nil
 }
 
-// ensureDir creates dir and its missing parents, fsyncing the parent of
-// each directory it creates so the new names are durable.
-func ensureDir(root *os.Root, dir string) error {
+// ensureDir creates dir and its missing parents, gives each directory it
+// creates to own and fsyncs its parent so the new names are durable.
+func ensureDir(root *os.Root, own owner, dir string) error {
 	if dir == "." {
 		return nil
 	}
@@ -219,6 +221,7 @@ func ensureDir(root *os.Root, dir string) error {
 		p := filepath.Join(parent, seg)
 		switch err := root.Mkdir(p, 0o755); {
 		case err == nil:
+			own.dir(root, p)
 			if err := syncDir(root, parent); err != nil {
 				return err
 			}
