@@ -79,8 +79,9 @@
 // gives every directory and file the store creates (the key's
 // directories, the temp file that becomes the object, the lock directory
 // and lock files) to the owner and group of the root directory, so the job
-// can still write there afterwards. A lock file that exists keeps its
-// owner. Giving is best effort: a file system that refuses chown (NFS with
+// can still write there afterwards; MakeBucket likewise gives the
+// directories it creates to the owner of the nearest existing parent. A
+// lock file that exists keeps its owner. Giving is best effort: a file system that refuses chown (NFS with
 // root squashed, one without owners) keeps the process's owner rather than
 // failing the write. Any other process creates paths as itself, as usual.
 //

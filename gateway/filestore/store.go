@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/ckgate/ckgate/gateway"
@@ -74,13 +75,22 @@ func newStore(root string) (*Store, error) {
 func (s *Store) Root() string { return s.dir }
 
 // MakeBucket creates the root directory (and its parents). It succeeds when
-// the directory already exists.
+// the directory already exists. Run as root, it gives the directories it
+// creates to the owner of the nearest existing parent (see # Owners).
 func (s *Store) MakeBucket(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return gateway.E("make-bucket", s.dir, gateway.ErrUnavailable, err)
 	}
+	missing, parent := missingDirs(s.dir)
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return gateway.E("make-bucket", s.dir, kindOf(err), err)
+	}
+	if fi, err := os.Stat(parent); err == nil {
+		if own := ownerOf(fi); own.set {
+			for _, d := range missing {
+				_ = os.Lchown(d, own.uid, own.gid) // best effort, as owner.dir
+			}
+		}
 	}
 	_, err := s.openRoot("make-bucket", s.dir)
 	return err
@@ -148,4 +158,16 @@ func (s *Store) ownerFor() owner {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.owner
+}
+
+// missingDirs returns the directories of dir, itself included, that do
+// not exist yet (outermost first), and the nearest one that does.
+func missingDirs(dir string) (missing []string, parent string) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			slices.Reverse(missing)
+			return missing, d
+		}
+		missing = append(missing, d)
+	}
 }
