@@ -235,3 +235,27 @@ func TestStorePutAsRootKeepsTheOwner(t *testing.T) {
 		}
 	}
 }
+
+// TestRetentionApplyAsRootKeepsTheOwner: pruning a job user's Spark
+// checkpoint as root leaves nothing owned by root in it (the lock files
+// its deletes take used to be root's), and the job user's own probe passes
+// there after.
+func TestRetentionApplyAsRootKeepsTheOwner(t *testing.T) {
+	_, asNobody := asNobody(t)
+	dir := copyTree(t, "checkpoint-version-4.0.0/hdfs/agg")
+	for d := filepath.Dir(dir); d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chownTree(t, dir, 65534, 65534)
+	ckgate(t, Options{}, "", "retention", "apply", "--min-batches", "2", dir).want(t, 0, "deleted")
+	if got := ownedBy(t, dir, 0); len(got) > 0 {
+		t.Fatalf("retention apply as root left paths owned by root in the job's checkpoint: %v", got)
+	}
+	// The job user's probe writes, compare-and-swaps (taking the lock files
+	// retention made) and deletes there.
+	if out, err := asNobody("validate-access", dir).CombinedOutput(); err != nil {
+		t.Fatalf("validate-access as the job user after retention apply as root: %v\n%s", err, out)
+	}
+}
