@@ -97,7 +97,7 @@
 // # Reports
 //
 // WriteReport renders a Report as an aligned table, as JSON
-// ({"url","principal","ok","probe_key","results":[{"layer","operation",
+// ({"url","principal","ok","probe_key","warnings","results":[{"layer","operation",
 // "result","code","kind","message","request_id","address","duration_ms"}],
 // "duration_ms"}) or as JUnit XML, one test case per probe.
 package validate

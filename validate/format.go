@@ -27,7 +27,7 @@ func WriteReport(w io.Writer, r *Report, format string) error {
 }
 
 // WriteJSON writes r as one indented JSON object:
-// {"url","principal","ok","probe_key","results":[{"layer","operation",
+// {"url","principal","ok","probe_key","warnings","results":[{"layer","operation",
 // "result","code","kind","message","request_id","address","duration_ms"}],
 // "duration_ms"}.
 func WriteJSON(w io.Writer, r *Report) error {
@@ -153,6 +153,9 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			{Name: "principal", Value: r.Principal},
 			{Name: "probe_key", Value: r.ProbeKey},
 		},
+	}
+	for _, warning := range r.Warnings {
+		suite.Properties = append(suite.Properties, junitProperty{Name: "warning", Value: warning})
 	}
 	for _, res := range r.Results {
 		c := junitCase{

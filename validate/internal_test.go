@@ -203,3 +203,20 @@ func TestWriteTable(t *testing.T) {
 		t.Error("WriteReport accepted format yaml")
 	}
 }
+
+// TestWarningsInEveryFormat: a report's warnings show in the table (one
+// "Warning:" line each), in JSON ("warnings") and in JUnit (a property).
+func TestWarningsInEveryFormat(t *testing.T) {
+	r := sampleReport()
+	r.Warnings = []string{RootWarning}
+	for _, format := range []string{"table", "json", "junit"} {
+		var b bytes.Buffer
+		if err := WriteReport(&b, r, format); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"table": "Warning:   running as root", "json": `"warnings": [`, "junit": `name="warning"`}[format]
+		if out := b.String(); !strings.Contains(out, want) || !strings.Contains(out, "--as-user") {
+			t.Errorf("%s output lacks the warning (%q):\n%s", format, want, out)
+		}
+	}
+}
