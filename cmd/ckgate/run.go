@@ -105,6 +105,9 @@ func (e *env) run(c *cli.Context) error {
 	if err := checkNotArchived(ctx, cp, ckURL); err != nil {
 		return err
 	}
+	if err := e.checkRunRoot(c, cp, ckURL); err != nil {
+		return err
+	}
 	cp, guard, err := e.guardRun(c, cp, ckURL, s)
 	if err != nil {
 		return err
