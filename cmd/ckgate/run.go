@@ -113,13 +113,6 @@ func (e *env) run(c *cli.Context) error {
 		return err
 	}
 	defer guard.close()
-	// Only now, the open decided, does a new local checkpoint get its
-	// directory: a refused run leaves nothing behind.
-	if u, _ := gateway.ParseURL(ckURL); u != nil && u.Scheme == "file" {
-		if err := gateway.MakeBucket(ctx, cp); err != nil {
-			return fmt.Errorf("checkpoint %s: %w", gateway.Redact(ckURL), err)
-		}
-	}
 	so := gateway.SessionOptions{Principal: principal(), TakeOver: gateway.Wait, Logger: e.log,
 		OnWait: func(owner gateway.WriterRecord, until time.Time) {
 			fmt.Fprintf(e.stderr, "ckgate: checkpoint %s is held by %s (epoch %d, last heartbeat %s); waiting until its lease expires at %s\n",
@@ -129,7 +122,17 @@ func (e *env) run(c *cli.Context) error {
 		so.TakeOver = gateway.Force
 	}
 	q, err := engine.Open(ctx, s, engine.Options{Checkpoint: cp, CheckpointURL: ckURL, Registry: guard.registry(e.registry),
-		Session: so, Console: e.stdout, Logger: e.log})
+		Session: so, Console: e.stdout, Logger: e.log, Create: func(ctx context.Context) error {
+			// Only now, the open decided and the spec checked, does a new
+			// local checkpoint get its directory: a refused run leaves
+			// nothing behind.
+			if u, _ := gateway.ParseURL(ckURL); u != nil && u.Scheme == "file" {
+				if err := gateway.MakeBucket(ctx, cp); err != nil {
+					return fmt.Errorf("checkpoint %s: %w", gateway.Redact(ckURL), err)
+				}
+			}
+			return nil
+		}})
 	if err != nil {
 		return err
 	}
@@ -143,7 +146,7 @@ func (e *env) run(c *cli.Context) error {
 		metrics.observe(pr)
 		p.progress(pr)
 	})
-	p.finish(s, ckURL, q, err)
+	p.finish(ctx, s, ckURL, q, err)
 	if err != nil {
 		return err
 	}
@@ -266,6 +269,11 @@ type runSummary struct {
 	StateRows       int64  `json:"stateRows"`
 	Watermark       string `json:"watermark,omitempty"`
 	Error           string `json:"error,omitempty"`
+	// PlanReplaced: the spec's plan replaced the recorded one of a
+	// checkpoint that held no batch yet (what differed).
+	PlanReplaced string `json:"planReplaced,omitempty"`
+	// CheckpointState is what the checkpoint shows after a failed run.
+	CheckpointState *runState `json:"checkpointState,omitempty"`
 }
 
 type progressLine struct {
@@ -279,6 +287,7 @@ func newRunPrinter(w io.Writer, format string) *runPrinter {
 
 func (p *runPrinter) start(s *spec.Spec, ck string, r engine.Restored) {
 	p.sum.QueryID, p.sum.Name, p.sum.Checkpoint = r.QueryID, s.Name, ck
+	p.sum.PlanReplaced = r.PlanReplaced
 	if s.Sink.Kind == spec.SinkFiles {
 		p.sum.Output = gateway.Redact(s.Sink.Path)
 	}
@@ -293,6 +302,9 @@ func (p *runPrinter) start(s *spec.Spec, ck string, r engine.Restored) {
 			s.Name, r.QueryID, ck, r.RerunBatch)
 	default:
 		fmt.Fprintf(p.w, "query %s (id %s): resuming %s after batch %d\n", s.Name, r.QueryID, ck, r.LastCommitted)
+	}
+	if r.PlanReplaced != "" {
+		fmt.Fprintf(p.w, "note: the checkpoint holds no batch yet, so the spec's plan replaces the one recorded in %s (%s)\n", engine.PlanKey, r.PlanReplaced)
 	}
 	if r.Partitions != r.PartitionsSpec {
 		fmt.Fprintf(p.w, "note: the checkpoint fixes %d partitions (the spec says %d)\n", r.Partitions, r.PartitionsSpec)
@@ -358,10 +370,13 @@ func count(n int64) string {
 	return b.String()
 }
 
-func (p *runPrinter) finish(s *spec.Spec, ck string, q *engine.Query, err error) {
+func (p *runPrinter) finish(ctx context.Context, s *spec.Spec, ck string, q *engine.Query, err error) {
 	sum := &p.sum
 	if err != nil && !errors.Is(err, context.Canceled) {
 		sum.Error = err.Error()
+	}
+	if err != nil {
+		sum.CheckpointState = stateAfter(ctx, q)
 	}
 	if p.format == "json" {
 		b, _ := json.Marshal(sum)
@@ -371,9 +386,10 @@ func (p *runPrinter) finish(s *spec.Spec, ck string, q *engine.Query, err error)
 	if p.live {
 		fmt.Fprintln(p.w)
 	}
-	if sum.Batches == 0 {
+	switch {
+	case sum.Batches == 0 && err == nil:
 		fmt.Fprintf(p.w, "nothing new: the source has no data the checkpoint has not seen; no batch ran, nothing was written\n")
-	} else {
+	case sum.Batches > 0:
 		fmt.Fprintf(p.w, "\n%d batches (%d to %d", sum.Batches, sum.FirstBatch, sum.LastBatch)
 		if sum.Reruns > 0 {
 			fmt.Fprintf(p.w, ", %d re-run after a restart", sum.Reruns)
@@ -398,10 +414,17 @@ func (p *runPrinter) finish(s *spec.Spec, ck string, q *engine.Query, err error)
 		}
 		fmt.Fprintf(p.w, "  watermark          %s\n", sum.Watermark)
 	}
+	if sum.CheckpointState != nil {
+		p.failure(sum.CheckpointState, err)
+	}
 	if sum.Output != "" {
 		fmt.Fprintf(p.w, "output:     %s (readers follow %s/_spark_metadata)\n", sum.Output, sum.Output)
 	}
 	fmt.Fprintf(p.w, "checkpoint: %s\n", ck)
+	if sum.CheckpointState != nil {
+		fmt.Fprintf(p.w, "next:       ckgate inspect %s\n", ck)
+		return
+	}
 	fmt.Fprintf(p.w, "next:       ckgate store ls -r %s\n", ck)
 }
 
