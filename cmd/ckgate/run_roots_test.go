@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,5 +48,27 @@ func TestRunWarnsOnNonEmptyDirectory(t *testing.T) {
 	r.want(t, 0)
 	if strings.Contains(r.stderr, "warning") {
 		t.Fatalf("a new checkpoint warned:\n%s", r.stderr)
+	}
+}
+
+// The same refusals on S3 (versitygw): the roots above are found through
+// the bucket, the one below by listing the new root's prefix; nothing is
+// written to the bucket.
+func TestRunRefusesRootInsideOrAboveCheckpointS3(t *testing.T) {
+	emu := s3Emulator(t)
+	q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
+	b := bucketName()
+	at := func(prefix string) string { return "s3://" + b + "/" + prefix + "?" + q }
+	ckgate(t, Options{}, "", "store", "mb", "s3://"+b+"?"+q).want(t, 0)
+	ckgate(t, Options{}, `{"id":"9538ada3-a233-4697-8b02-cc66250189a3"}`, "store", "put", "-", at("team/q1"), "metadata").want(t, 0)
+	dir, sp := demoDir(t)
+	listing := func() string { return ckgate(t, Options{}, "", "store", "ls", "-r", "s3://"+b+"?"+q).stdout }
+	before := listing()
+	for _, tc := range []struct{ root, rel string }{{"team/q1/sub", "inside"}, {"team", "above"}} {
+		r := runCLI(t, dir, "run", "--format", "text", "--checkpoint", at(tc.root), "--batches", "1", sp)
+		r.wantErr(t, 3, tc.rel, "s3://"+b+"/team/q1")
+		if after := listing(); after != before {
+			t.Fatalf("refused run --checkpoint %s changed the bucket:\n%s\nthen\n%s", tc.root, before, after)
+		}
 	}
 }
