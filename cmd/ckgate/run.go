@@ -40,7 +40,12 @@ func (e *env) runCommand() *cli.Command {
 			"Policy: the job (principal kind job) opens the checkpoint and writes every checkpoint and sink\n" +
 			"file only if the OPA policies allow it (the defaults, plus --policy and --data); a checkpoint\n" +
 			"holding another query, or a root equal to, inside or above a known query's root, is refused,\n" +
-			"and so is any refused write (exit 4, naming the rule). --decision-log records every decision.",
+			"and so is any refused write (exit 4, naming the rule). --decision-log records every decision.\n" +
+			"Without any policy data, a root inside another checkpoint's tree or above one is refused (exit 3,\n" +
+			"naming it) before anything is written. Before the first batch, the spec is checked: a files\n" +
+			"source path must exist (it is never created), and the event-time field and the operator keys\n" +
+			"must be in the first rows (exit 1, naming the field and a file). A failed run's summary says which\n" +
+			"batch is in flight and what a restart does.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "checkpoint", Usage: "checkpoint store `URL` or path (default: checkpoints/<spec name>)"},
 			&cli.BoolFlag{Name: "available-now", Usage: "process what the source holds now, then stop"},
