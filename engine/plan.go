@@ -111,7 +111,7 @@ func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (_ Plan, replac
 	}
 	p, err := comparePlan(ctx, cp, got, v, want)
 	if errors.Is(err, ErrIncompatible) {
-		empty, eerr := holdsNoBatch(ctx, cp)
+		empty, eerr := HoldsNoBatch(ctx, cp)
 		if eerr != nil {
 			return Plan{}, "", errors.Join(err, eerr)
 		}
@@ -125,10 +125,10 @@ func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (_ Plan, replac
 	return p, "", err
 }
 
-// holdsNoBatch reports whether the checkpoint in cp holds nothing a batch
+// HoldsNoBatch reports whether the checkpoint in cp holds nothing a batch
 // writes: no offsets, commits, source log entries or state files (an
 // operator's metadata is written before the first batch).
-func holdsNoBatch(ctx context.Context, cp gateway.Store) (bool, error) {
+func HoldsNoBatch(ctx context.Context, cp gateway.Store) (bool, error) {
 	for _, dir := range []string{checkpoint.OffsetsDir + "/", checkpoint.CommitsDir + "/", checkpoint.SourcesDir + "/", checkpoint.StateDir + "/"} {
 		for a, err := range cp.List(ctx, dir) {
 			if err != nil {

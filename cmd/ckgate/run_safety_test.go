@@ -77,6 +77,10 @@ func TestRunCorrectedSpecReplacesPlanOfEmptyCheckpoint(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "empty"), 0o755)
 	wrong := demoSpecWith(t, dir, "wrong.yaml", "path: demo/clickstream", "path: empty")
 	runCLI(t, dir, "run", "--format", "text", "--checkpoint", "ck", "--available-now", wrong).want(t, 0, "nothing new")
+	// inspect calls it what it is (the operator's metadata is not state)
+	runCLI(t, dir, "inspect", "ck").want(t, 0, "EMPTY")
+	// compat agrees with run: nothing is built on the recorded plan yet
+	runCLI(t, dir, "compat", "ck", "--spec", sp).want(t, 0, "holds no batch yet")
 	r := runCLI(t, dir, "run", "--format", "text", "--checkpoint", "ck", "--available-now", sp)
 	r.want(t, 0, "holds no batch yet", "replaces", "batch 0")
 	plan, err := os.ReadFile(filepath.Join(dir, "ck", "_ckgate", "plan.json"))
@@ -85,6 +89,9 @@ func TestRunCorrectedSpecReplacesPlanOfEmptyCheckpoint(t *testing.T) {
 	}
 	// once a batch ran, the plan is fixed again
 	runCLI(t, dir, "run", "--format", "text", "--checkpoint", "ck", "--available-now", wrong).wantErr(t, 1, "source differs")
+	if r := runCLI(t, dir, "compat", "ck", "--spec", wrong); r.code != 1 || strings.Contains(r.stdout, "holds no batch yet") {
+		t.Fatalf("compat after batches: exit %d\n%s", r.code, r.stdout)
+	}
 }
 
 // An event-time field or a key field that no row has fails the run before
