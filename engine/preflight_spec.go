@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/operator"
@@ -27,6 +29,9 @@ type FieldError struct {
 	Rows  int64  // rows looked at
 	Input string // one input those rows came from
 	Batch int64  // the batch; -1 for the pre-flight of the first batch
+	// Fields are the only fields a generating source's rows hold (the
+	// rate source's), when the spec was checked against them.
+	Fields []string
 }
 
 func (e *FieldError) Error() string {
@@ -37,6 +42,10 @@ func (e *FieldError) Error() string {
 	sample := ""
 	if e.Input != "" {
 		sample = " (e.g. " + gateway.Redact(e.Input) + ")"
+	}
+	if len(e.Fields) > 0 {
+		return fmt.Sprintf("%s %q: the rows of the rate source hold only %s: every row would %s; fix the spec and run again (nothing was written)",
+			e.Spec, e.Name, strings.Join(e.Fields, ", "), loss)
 	}
 	if e.Batch < 0 {
 		return fmt.Sprintf("%s %q: none of the first %d rows of the first batch %s%s: every row would %s; "+
@@ -108,6 +117,18 @@ func hasEventTime(f *row.Field, r *row.Row) bool {
 // has is a *FieldError.
 func (q *Query) checkSpec(ctx context.Context) error {
 	s := q.spec
+	if s.Source.Kind == spec.SourceRate {
+		names := source.RateFields(s)
+		if s.EventTime != "" && !slices.Contains(names, s.EventTime) {
+			return &FieldError{Spec: "event_time", Name: s.EventTime, Time: true, Batch: -1, Fields: names}
+		}
+		for _, k := range s.Operator.Keys {
+			if !slices.Contains(names, k) {
+				return &FieldError{Spec: "operator.keys", Name: k, Batch: -1, Fields: names}
+			}
+		}
+		return nil
+	}
 	if s.Source.Kind != spec.SourceFiles {
 		return nil
 	}

@@ -216,3 +216,27 @@ func TestRunRerunWithDeletedInputIsHonest(t *testing.T) {
 		}
 	}
 }
+
+// The rate source's rows hold timestamp, value and key: a spec naming
+// another field is refused before anything is written.
+func TestRunRefusesRateFieldsNoRowHas(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rate.yaml")
+	os.WriteFile(p, []byte("name: r\nsource: {kind: rate, rows_per_second: 100, keys: 4, total_rows: 300, start: \"2026-01-01T00:00:00Z\"}\n"+
+		"event_time: ts\nwatermark: 1s\noperator: {kind: tumbling_window, keys: [key], size: 1s, aggregates: [count]}\nsink: {kind: noop}\n"), 0o644)
+	runCLI(t, dir, "run", "--format", "text", "--checkpoint", "ck", "--available-now", p).wantErr(t, 1, `event_time "ts"`, "timestamp, value, key")
+	if _, err := os.Stat(filepath.Join(dir, "ck")); !os.IsNotExist(err) {
+		t.Fatalf("a refused run made its checkpoint: %v", err)
+	}
+	os.WriteFile(p, []byte(strings.Replace(mustRead(t, p), "event_time: ts", "event_time: timestamp", 1)), 0o644)
+	runCLI(t, dir, "run", "--format", "text", "--checkpoint", "ck", "--available-now", p).want(t, 0, "windows out")
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

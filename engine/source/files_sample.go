@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ckgate/ckgate/engine/row"
+	"github.com/ckgate/ckgate/engine/spec"
 )
 
 // Sampler is a source that can show the first rows of its next batch
@@ -87,4 +88,12 @@ func (f *files) Inputs(ctx context.Context, start, end string) ([]string, error)
 		}
 	}
 	return out, nil
+}
+
+// RateFields are the fields of every row the rate source of s generates.
+func RateFields(s *spec.Spec) []string {
+	if s.Source.Keys > 0 {
+		return rateKeyNames
+	}
+	return rateNames
 }
