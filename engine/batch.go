@@ -96,8 +96,10 @@ func (q *Query) RunBatch(ctx context.Context) (Progress, bool, error) {
 	stateful := q.op.Stateful()
 	tf := q.spec.EventTime
 	tfield := row.NewField(tf)
+	keys := newKeyChecks(q.spec)
 	err = q.src.Read(ctx, b.start, b.end, func(r *row.Row) error {
 		in++
+		keys.see(r)
 		var ts int64
 		if tf != "" {
 			if v := tfield.Ref(r); v != nil && v.K == row.Int {
@@ -127,6 +129,9 @@ func (q *Query) RunBatch(ctx context.Context) (Progress, bool, error) {
 		return nil
 	})
 	if err != nil {
+		return Progress{}, false, err
+	}
+	if err := q.checkBatchFields(ctx, b, in, invalid, keys); err != nil {
 		return Progress{}, false, err
 	}
 	var out []row.Row

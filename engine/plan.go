@@ -82,27 +82,69 @@ func (p Plan) encode() []byte {
 // older form (a sink URL redacted by the old list of names, so that it may
 // still hold a secret, and no URL hash) is written again in the current
 // form, compare-and-swap.
-func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (Plan, error) {
+//
+// A checkpoint that holds no batch yet (a first run that found nothing to
+// read, or stopped before its first batch: no offsets, commits, source log
+// or state) has no output or state built on its plan: a different spec
+// replaces the recorded plan there, compare-and-swap, instead of being
+// refused; replaced then says what changed.
+func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (_ Plan, replaced string, _ error) {
 	data, v, err := gateway.GetBounded(ctx, cp, PlanKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		if _, err := cp.Put(ctx, PlanKey, want.encode(), gateway.IfAbsent()); err != nil && !errors.Is(err, gateway.ErrExists) {
-			return Plan{}, fmt.Errorf("write %s: %w", PlanKey, err)
+			return Plan{}, "", fmt.Errorf("write %s: %w", PlanKey, err)
 		} else if err == nil {
-			return want, nil
+			return want, "", nil
 		}
 		data, v, err = gateway.GetBounded(ctx, cp, PlanKey, 0)
 	}
 	if err != nil {
-		return Plan{}, fmt.Errorf("read %s: %w", PlanKey, err)
+		return Plan{}, "", fmt.Errorf("read %s: %w", PlanKey, err)
 	}
 	var got Plan
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&got); err != nil {
-		return Plan{}, fmt.Errorf("%s: %w: %w", PlanKey, ErrCorrupt, err)
+		return Plan{}, "", fmt.Errorf("%s: %w: %w", PlanKey, ErrCorrupt, err)
 	}
 	if got.Version != 1 {
-		return Plan{}, fmt.Errorf("%s: plan version %d (this ckgate understands 1)", PlanKey, got.Version)
+		return Plan{}, "", fmt.Errorf("%s: plan version %d (this ckgate understands 1)", PlanKey, got.Version)
 	}
+	p, err := comparePlan(ctx, cp, got, v, want)
+	if errors.Is(err, ErrIncompatible) {
+		empty, eerr := HoldsNoBatch(ctx, cp)
+		if eerr != nil {
+			return Plan{}, "", errors.Join(err, eerr)
+		}
+		if empty {
+			if _, perr := cp.Put(ctx, PlanKey, want.encode(), gateway.IfMatch(v)); perr != nil {
+				return Plan{}, "", fmt.Errorf("%w; the checkpoint holds no batch yet, but replacing its plan failed: %w", err, perr)
+			}
+			return want, strings.TrimPrefix(err.Error(), PlanKey+": "+ErrIncompatible.Error()+": "), nil
+		}
+	}
+	return p, "", err
+}
+
+// HoldsNoBatch reports whether the checkpoint in cp holds nothing a batch
+// writes: no offsets, commits, source log entries or state files (an
+// operator's metadata is written before the first batch).
+func HoldsNoBatch(ctx context.Context, cp gateway.Store) (bool, error) {
+	for _, dir := range []string{checkpoint.OffsetsDir + "/", checkpoint.CommitsDir + "/", checkpoint.SourcesDir + "/", checkpoint.StateDir + "/"} {
+		for a, err := range cp.List(ctx, dir) {
+			if err != nil {
+				return false, fmt.Errorf("list %s: %w", dir, err)
+			}
+			if segs := strings.Split(a.Key, "/"); dir == checkpoint.StateDir+"/" && len(segs) >= 3 && segs[2] == "_metadata" {
+				continue
+			}
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// comparePlan compares the recorded plan got (at version v) with want.
+func comparePlan(ctx context.Context, cp gateway.Store, got Plan, v gateway.Version, want Plan) (Plan, error) {
 	if !maps.Equal(got.Source, want.Source) {
 		return Plan{}, fmt.Errorf("%s: %w: the source differs: the checkpoint was written for %s, the spec reads %s",
 			PlanKey, ErrIncompatible, describe(got.Source), describe(want.Source))

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -38,6 +39,11 @@ type Options struct {
 	Session gateway.SessionOptions
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Create, when set, is called once the checks of the checkpoint and of
+	// the spec have passed, before Open writes anything: the CLI makes a
+	// new local checkpoint's directory here, so that a refused run leaves
+	// nothing behind.
+	Create func(ctx context.Context) error
 	// Console is where a console sink writes.
 	Console io.Writer
 	Logger  *slog.Logger
@@ -90,6 +96,9 @@ type Restored struct {
 	PartitionsSpec int    // partitions in the spec
 	Partitions     int    // partitions in use (fixed by the first run)
 	QueryID        string //
+	// PlanReplaced says what differed when the spec's plan replaced the
+	// recorded one of a checkpoint that held no batch yet ("" otherwise).
+	PlanReplaced string
 }
 
 // ID returns the query id (from the checkpoint's metadata).
@@ -136,6 +145,14 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 	if err := preflight(ctx, opts.Checkpoint, s); err != nil {
 		return nil, err
 	}
+	if err := q.checkSpec(ctx); err != nil {
+		return nil, err
+	}
+	if opts.Create != nil {
+		if err := opts.Create(ctx); err != nil {
+			return nil, err
+		}
+	}
 	id, fresh, err := readQueryID(ctx, opts.Checkpoint)
 	if err != nil {
 		return nil, err
@@ -170,7 +187,7 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 			return nil, fmt.Errorf("metadata: %w: holds query id %s, not %s", gateway.ErrInUse, got, id)
 		}
 	}
-	env := source.Env{Checkpoint: q.cp, CreateEntry: q.sess.CreateEntry, Dir: "sources/0", Open: q.open, Now: opts.Now}
+	env := source.Env{Checkpoint: q.cp, CreateEntry: q.sess.CreateEntry, Dir: "sources/0", Open: q.openInput, Now: opts.Now}
 	// (through locals: a failed New may return a typed nil, which Close
 	// must not call)
 	src, err := source.New(ctx, s, env)
@@ -187,7 +204,7 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 	ps := planOf(s)
 	want := Plan{Version: 1, Name: s.Name, Fingerprint: fingerprint(ps), Stateful: ps, Partitions: s.Partitions,
 		Source: q.src.Identity(), Sink: q.snk.Identity()}
-	if q.plan, err = checkPlan(ctx, q.cp, want); err != nil {
+	if q.plan, q.restored.PlanReplaced, err = checkPlan(ctx, q.cp, want); err != nil {
 		return nil, err
 	}
 	q.parts = q.plan.Partitions
@@ -201,7 +218,7 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 			return nil, err
 		}
 		key := checkpoint.OperatorMetadataKey("0")
-		if _, err := q.cp.Put(ctx, key, md, gateway.IfAbsent()); err != nil && !errors.Is(err, gateway.ErrExists) {
+		if err := q.writeOperatorMetadata(ctx, key, md); err != nil {
 			return nil, fmt.Errorf("write %s: %w", key, err)
 		}
 	}
@@ -212,6 +229,25 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 	}
 	q.restored.PartitionsSpec, q.restored.Partitions, q.restored.QueryID = s.Partitions, q.parts, id
 	return q, nil
+}
+
+// writeOperatorMetadata writes the operator metadata md at key,
+// create-only; one left by the plan a replaced plan had is replaced too,
+// compare-and-swap.
+func (q *Query) writeOperatorMetadata(ctx context.Context, key string, md []byte) error {
+	_, err := q.cp.Put(ctx, key, md, gateway.IfAbsent())
+	if !errors.Is(err, gateway.ErrExists) || q.restored.PlanReplaced == "" {
+		if errors.Is(err, gateway.ErrExists) {
+			return nil
+		}
+		return err
+	}
+	old, v, err := gateway.GetBounded(ctx, q.cp, key, 0)
+	if err != nil || bytes.Equal(old, md) {
+		return err
+	}
+	_, err = q.cp.Put(ctx, key, md, gateway.IfMatch(v))
+	return err
 }
 
 // readQueryID returns the id in metadata, or a new one.
@@ -250,9 +286,26 @@ func (q *Query) resolve(raw string) (string, error) {
 	return filepath.Join(base, raw), nil
 }
 
-// open opens a source or sink location and creates it when the backend can
-// (a local directory).
+// open opens a sink location and creates it when the backend can (a local
+// directory). A source location is opened by openInput, which never
+// creates it.
 func (q *Query) open(ctx context.Context, raw string) (gateway.Store, string, error) {
+	st, u, err := q.openStore(ctx, raw)
+	if err != nil {
+		return nil, "", err
+	}
+	if strings.HasPrefix(u, "file:") {
+		if err := gateway.MakeBucket(ctx, st); err != nil {
+			gateway.Close(st)
+			return nil, "", err
+		}
+	}
+	return st, u, nil
+}
+
+// openStore opens a source or sink location (a store URL or a path,
+// resolved against BaseDir) and returns it with its URL.
+func (q *Query) openStore(ctx context.Context, raw string) (gateway.Store, string, error) {
 	if q.opts.Registry == nil {
 		return nil, "", errors.New("engine: no store registry to open " + raw)
 	}
@@ -267,12 +320,6 @@ func (q *Query) open(ctx context.Context, raw string) (gateway.Store, string, er
 	st, err := q.opts.Registry.Open(ctx, u.String())
 	if err != nil {
 		return nil, "", err
-	}
-	if u.Scheme == "file" {
-		if err := gateway.MakeBucket(ctx, st); err != nil {
-			gateway.Close(st)
-			return nil, "", err
-		}
 	}
 	q.opened = append(q.opened, st)
 	return st, u.String(), nil
@@ -320,6 +367,9 @@ func (q *Query) Close(ctx context.Context) error {
 func latestID(ctx context.Context, st gateway.Store, dir string) (int64, error) {
 	latest := int64(-1)
 	for a, err := range st.List(ctx, dir+"/") {
+		if errors.Is(err, gateway.ErrNotFound) {
+			return -1, nil // a local root not made yet: a new checkpoint
+		}
 		if err != nil {
 			return 0, fmt.Errorf("list %s: %w", dir, err)
 		}

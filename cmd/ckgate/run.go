@@ -40,7 +40,12 @@ func (e *env) runCommand() *cli.Command {
 			"Policy: the job (principal kind job) opens the checkpoint and writes every checkpoint and sink\n" +
 			"file only if the OPA policies allow it (the defaults, plus --policy and --data); a checkpoint\n" +
 			"holding another query, or a root equal to, inside or above a known query's root, is refused,\n" +
-			"and so is any refused write (exit 4, naming the rule). --decision-log records every decision.",
+			"and so is any refused write (exit 4, naming the rule). --decision-log records every decision.\n" +
+			"Without any policy data, a root inside another checkpoint's tree or above one is refused (exit 3,\n" +
+			"naming it) before anything is written. Before the first batch, the spec is checked: a files\n" +
+			"source path must exist (it is never created), and the event-time field and the operator keys\n" +
+			"must be in the first rows (exit 1, naming the field and a file). A failed run's summary says which\n" +
+			"batch is in flight and what a restart does.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "checkpoint", Usage: "checkpoint store `URL` or path (default: checkpoints/<spec name>)"},
 			&cli.BoolFlag{Name: "available-now", Usage: "process what the source holds now, then stop"},
@@ -105,18 +110,14 @@ func (e *env) run(c *cli.Context) error {
 	if err := checkNotArchived(ctx, cp, ckURL); err != nil {
 		return err
 	}
+	if err := e.checkRunRoot(c, cp, ckURL); err != nil {
+		return err
+	}
 	cp, guard, err := e.guardRun(c, cp, ckURL, s)
 	if err != nil {
 		return err
 	}
 	defer guard.close()
-	// Only now, the open decided, does a new local checkpoint get its
-	// directory: a refused run leaves nothing behind.
-	if u, _ := gateway.ParseURL(ckURL); u != nil && u.Scheme == "file" {
-		if err := gateway.MakeBucket(ctx, cp); err != nil {
-			return fmt.Errorf("checkpoint %s: %w", gateway.Redact(ckURL), err)
-		}
-	}
 	so := gateway.SessionOptions{Principal: principal(), TakeOver: gateway.Wait, Logger: e.log,
 		OnWait: func(owner gateway.WriterRecord, until time.Time) {
 			fmt.Fprintf(e.stderr, "ckgate: checkpoint %s is held by %s (query %s, principal %q, epoch %d, last heartbeat %s); waiting until its lease expires at %s, or sooner if it releases the checkpoint\n",
@@ -127,7 +128,17 @@ func (e *env) run(c *cli.Context) error {
 		so.TakeOver = gateway.Force
 	}
 	q, err := engine.Open(ctx, s, engine.Options{Checkpoint: cp, CheckpointURL: ckURL, Registry: guard.registry(e.registry),
-		Session: so, Console: e.stdout, Logger: e.log})
+		Session: so, Console: e.stdout, Logger: e.log, Create: func(ctx context.Context) error {
+			// Only now, the open decided and the spec checked, does a new
+			// local checkpoint get its directory: a refused run leaves
+			// nothing behind.
+			if u, _ := gateway.ParseURL(ckURL); u != nil && u.Scheme == "file" {
+				if err := gateway.MakeBucket(ctx, cp); err != nil {
+					return fmt.Errorf("checkpoint %s: %w", gateway.Redact(ckURL), err)
+				}
+			}
+			return nil
+		}})
 	if err != nil {
 		return err
 	}
@@ -141,7 +152,7 @@ func (e *env) run(c *cli.Context) error {
 		metrics.observe(pr)
 		p.progress(pr)
 	})
-	p.finish(s, ckURL, q, err)
+	p.finish(ctx, s, ckURL, q, err)
 	if err != nil {
 		return err
 	}
@@ -264,6 +275,11 @@ type runSummary struct {
 	StateRows       int64  `json:"stateRows"`
 	Watermark       string `json:"watermark,omitempty"`
 	Error           string `json:"error,omitempty"`
+	// PlanReplaced: the spec's plan replaced the recorded one of a
+	// checkpoint that held no batch yet (what differed).
+	PlanReplaced string `json:"planReplaced,omitempty"`
+	// CheckpointState is what the checkpoint shows after a failed run.
+	CheckpointState *runState `json:"checkpointState,omitempty"`
 }
 
 type progressLine struct {
@@ -277,6 +293,7 @@ func newRunPrinter(w io.Writer, format string) *runPrinter {
 
 func (p *runPrinter) start(s *spec.Spec, ck string, r engine.Restored) {
 	p.sum.QueryID, p.sum.Name, p.sum.Checkpoint = r.QueryID, s.Name, ck
+	p.sum.PlanReplaced = r.PlanReplaced
 	if s.Sink.Kind == spec.SinkFiles {
 		p.sum.Output = gateway.Redact(s.Sink.Path)
 	}
@@ -291,6 +308,9 @@ func (p *runPrinter) start(s *spec.Spec, ck string, r engine.Restored) {
 			s.Name, r.QueryID, ck, r.RerunBatch)
 	default:
 		fmt.Fprintf(p.w, "query %s (id %s): resuming %s after batch %d\n", s.Name, r.QueryID, ck, r.LastCommitted)
+	}
+	if r.PlanReplaced != "" {
+		fmt.Fprintf(p.w, "note: the checkpoint holds no batch yet, so the spec's plan replaces the one recorded in %s (%s)\n", engine.PlanKey, r.PlanReplaced)
 	}
 	if r.Partitions != r.PartitionsSpec {
 		fmt.Fprintf(p.w, "note: the checkpoint fixes %d partitions (the spec says %d)\n", r.Partitions, r.PartitionsSpec)
@@ -356,10 +376,13 @@ func count(n int64) string {
 	return b.String()
 }
 
-func (p *runPrinter) finish(s *spec.Spec, ck string, q *engine.Query, err error) {
+func (p *runPrinter) finish(ctx context.Context, s *spec.Spec, ck string, q *engine.Query, err error) {
 	sum := &p.sum
 	if err != nil && !errors.Is(err, context.Canceled) {
 		sum.Error = err.Error()
+	}
+	if err != nil {
+		sum.CheckpointState = stateAfter(ctx, q)
 	}
 	if p.format == "json" {
 		b, _ := json.Marshal(sum)
@@ -369,9 +392,10 @@ func (p *runPrinter) finish(s *spec.Spec, ck string, q *engine.Query, err error)
 	if p.live {
 		fmt.Fprintln(p.w)
 	}
-	if sum.Batches == 0 {
+	switch {
+	case sum.Batches == 0 && err == nil:
 		fmt.Fprintf(p.w, "nothing new: the source has no data the checkpoint has not seen; no batch ran, nothing was written\n")
-	} else {
+	case sum.Batches > 0:
 		fmt.Fprintf(p.w, "\n%d batches (%d to %d", sum.Batches, sum.FirstBatch, sum.LastBatch)
 		if sum.Reruns > 0 {
 			fmt.Fprintf(p.w, ", %d re-run after a restart", sum.Reruns)
@@ -396,10 +420,17 @@ func (p *runPrinter) finish(s *spec.Spec, ck string, q *engine.Query, err error)
 		}
 		fmt.Fprintf(p.w, "  watermark          %s\n", sum.Watermark)
 	}
+	if sum.CheckpointState != nil {
+		p.failure(sum.CheckpointState, err)
+	}
 	if sum.Output != "" {
 		fmt.Fprintf(p.w, "output:     %s (readers follow %s/_spark_metadata)\n", sum.Output, sum.Output)
 	}
 	fmt.Fprintf(p.w, "checkpoint: %s\n", ck)
+	if sum.CheckpointState != nil {
+		fmt.Fprintf(p.w, "next:       ckgate inspect %s\n", ck)
+		return
+	}
 	fmt.Fprintf(p.w, "next:       ckgate store ls -r %s\n", ck)
 }
 

@@ -70,7 +70,7 @@ func (in *inspector) decideStatus() {
 	}
 	switch {
 	case L < 0 && C < 0:
-		if len(x.ops) > 0 {
+		if stateBeyondMetadata(x.ops) {
 			flag(FindingStateWithoutOffsets, SeverityError, StateDir,
 				"state files exist but offsets/ is empty: no batch ever started, or the offset log was deleted")
 		}
@@ -255,4 +255,16 @@ func (in *inspector) sinkNote() string {
 		return fmt.Sprintf("sink %q: whether the re-run repeats output depends on the sink", in.r.Writer.SinkKind)
 	}
 	return "whether its sink already wrote it is not recorded here: the file sink (_spark_metadata) skips a committed batch id; Kafka and foreach sinks may write it again unless they are idempotent"
+}
+
+// stateBeyondMetadata reports whether an operator holds state files, not
+// only its metadata (which ckgate's engine writes before the first batch:
+// a first run that found nothing to read leaves it and no offsets).
+func stateBeyondMetadata(ops map[string]*opIdx) bool {
+	for _, op := range ops {
+		if len(op.stores) > 0 || len(op.schemaV3) > 0 {
+			return true
+		}
+	}
+	return false
 }

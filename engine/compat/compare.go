@@ -112,6 +112,10 @@ type Recorded struct {
 	// Notes are remarks about what was recorded (e.g. where a baseline
 	// disagreed with the checkpoint).
 	Notes []string
+	// NoBatch: a checkpoint ckgate's engine wrote that holds no batch yet
+	// (no offsets, commits, source log or state): nothing is built on its
+	// plan, and `ckgate run` replaces the plan with the proposal's.
+	NoBatch bool
 }
 
 // Compare classifies every difference between the query the checkpoint
@@ -136,6 +140,15 @@ func Compare(rec *Recorded, prop *Plan) *Result {
 	}
 	if r.Unchecked == nil {
 		r.Unchecked = []Unchecked{}
+	}
+	if rec.NoBatch && rec.Writer == WriterCkgate {
+		for i, ch := range r.Changes {
+			if ch.Class == NotAllowed {
+				r.Changes[i].Class = Allowed
+				r.Changes[i].Reason = "the checkpoint holds no batch yet, so `ckgate run` replaces its recorded plan (otherwise: " + ch.Reason + ")"
+			}
+		}
+		r.Notes = append(r.Notes, "the checkpoint holds no batch yet (no offsets, commits, source log or state): `ckgate run` replaces its recorded plan with this one")
 	}
 	for _, ch := range r.Changes {
 		if ch.Class == NotAllowed {

@@ -71,6 +71,9 @@ func FromCheckpoint(ctx context.Context, st gateway.Store, rep *checkpoint.Repor
 		ck := FromEnginePlan(p)
 		ck.Confs = rec.Confs
 		rec.Plan = ck
+		if rec.NoBatch, err = engine.HoldsNoBatch(ctx, st); err != nil {
+			return nil, err
+		}
 		return rec, nil
 	}
 	if rep.Writer.Kind == checkpoint.WriterCkgate {

@@ -114,23 +114,10 @@ func (f *files) Next(ctx context.Context, start string) (string, error) {
 		// a log entry written by an attempt that crashed before its offsets
 		return checkpoint.EncodeFileSourceOffset(from + 1), nil
 	}
-	var picked []checkpoint.FileEntry
 	next := f.latest + 1
-	for a, err := range f.in.List(ctx, "") {
-		if err != nil {
-			return "", fmt.Errorf("source %s: listing: %w", f.url, err)
-		}
-		if hidden(a.Key) {
-			continue
-		}
-		p := f.url + "/" + a.Key
-		if f.seen[p] || f.start.processed(p, a.Modified) {
-			continue
-		}
-		picked = append(picked, checkpoint.FileEntry{Path: p, Timestamp: a.Modified.UnixMilli(), BatchID: next})
-		if len(picked) == f.max {
-			break
-		}
+	picked, err := f.pick(ctx, next)
+	if err != nil {
+		return "", err
 	}
 	if len(picked) == 0 {
 		return start, nil
@@ -139,6 +126,29 @@ func (f *files) Next(ctx context.Context, start string) (string, error) {
 		return "", err
 	}
 	return checkpoint.EncodeFileSourceOffset(next), nil
+}
+
+// pick lists the input and returns the files log offset n would read: the
+// first ones in name order not read yet, at most max_files_per_batch.
+func (f *files) pick(ctx context.Context, n int64) ([]checkpoint.FileEntry, error) {
+	var picked []checkpoint.FileEntry
+	for a, err := range f.in.List(ctx, "") {
+		if err != nil {
+			return nil, fmt.Errorf("source %s: listing: %w", f.url, err)
+		}
+		if hidden(a.Key) {
+			continue
+		}
+		p := f.url + "/" + a.Key
+		if f.seen[p] || f.start.processed(p, a.Modified) {
+			continue
+		}
+		picked = append(picked, checkpoint.FileEntry{Path: p, Timestamp: a.Modified.UnixMilli(), BatchID: n})
+		if len(picked) == f.max {
+			break
+		}
+	}
+	return picked, nil
 }
 
 // record writes log entry n (create-only); an entry left by an earlier
@@ -225,6 +235,10 @@ func (f *files) Read(ctx context.Context, start, end string, emit func(*row.Row)
 // skipped, a line that is not an object is an error naming file and line.
 func (f *files) readFile(ctx context.Context, key string, emit func(*row.Row) error) error {
 	rc, _, err := f.in.GetStream(ctx, key)
+	if errors.Is(err, gateway.ErrNotFound) {
+		return fmt.Errorf("source %s: input %s/%s is gone: its batch reads exactly the files it logged (a re-run too): put it back, or start over with `ckgate fresh-start`: %w",
+			f.url, f.url, key, err)
+	}
 	if err != nil {
 		return fmt.Errorf("source %s: %w", f.url, err)
 	}
