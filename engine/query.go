@@ -41,6 +41,9 @@ type Options struct {
 	// Console is where a console sink writes.
 	Console io.Writer
 	Logger  *slog.Logger
+	// AdoptSink decides the take-over of a file sink another query (or
+	// Spark) wrote (nil: refused, sink.ErrInUse naming the owner).
+	AdoptSink sink.Adopter
 }
 
 // Query is an open streaming query: the single writer of its checkpoint.
@@ -178,7 +181,8 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 		return nil, err
 	}
 	q.src = src
-	senv := sink.Env{QueryID: id, Checkpoint: q.cp, Open: q.openFenced, Console: opts.Console, Now: opts.Now}
+	senv := sink.Env{QueryID: id, CheckpointURL: ownerLocation(opts.CheckpointURL), Adopt: opts.AdoptSink,
+		Checkpoint: q.cp, Open: q.openFenced, Console: opts.Console, Now: opts.Now}
 	snk, err := sink.New(ctx, s, senv)
 	if err != nil {
 		return nil, err
@@ -212,6 +216,18 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 	}
 	q.restored.PartitionsSpec, q.restored.Partitions, q.restored.QueryID = s.Partitions, q.parts, id
 	return q, nil
+}
+
+// ownerLocation is the checkpoint's location as a file sink's owner
+// record names it: canonical when it can be resolved, always redacted.
+func ownerLocation(raw string) string {
+	if raw == "" {
+		return "(unnamed)"
+	}
+	if loc, err := gateway.CanonicalRoot(raw); err == nil {
+		return gateway.Redact(loc)
+	}
+	return gateway.Redact(raw)
 }
 
 // readQueryID returns the id in metadata, or a new one.

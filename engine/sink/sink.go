@@ -45,6 +45,11 @@ type Result struct {
 // Env is what a sink needs from the engine.
 type Env struct {
 	QueryID string
+	// CheckpointURL is the checkpoint's canonical location (redacted),
+	// recorded as a file sink's owner.
+	CheckpointURL string
+	// Adopt decides a file sink take-over (nil: every one is refused).
+	Adopt Adopter
 	// Checkpoint is the session's (fenced) view of the checkpoint, for
 	// ledgers under _ckgate/.
 	Checkpoint gateway.Store
