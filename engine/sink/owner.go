@@ -15,9 +15,9 @@ import (
 // without an owner record by something other than this query (Owner nil:
 // Spark, or an earlier ckgate whose plan does not name it).
 type Claim struct {
-	Sink   string               // the sink's URL, redacted
+	Sink   string                // the sink's URL, redacted
 	Owner  *checkpoint.SinkOwner // nil: no owner record
-	Latest int64                // the sink's latest manifest id (-1: none)
+	Latest int64                 // the sink's latest manifest id (-1: none)
 }
 
 // Adopter decides a Claim: it returns the reason to record in the new
