@@ -50,6 +50,7 @@ func (e *env) runCommand() *cli.Command {
 			&cli.StringFlag{Name: "metrics-addr", Usage: "serve Prometheus metrics on `ADDR` (host:port) at /metrics while running"},
 			&cli.StringFlag{Name: "principal", Usage: "the job principal's `ID` in policy decisions and the decision log (default: the OS user)"},
 			decisionLogFlag(),
+			adoptSinkFlag(),
 		}, policyFlags()...),
 		Action: e.run,
 	}
@@ -126,7 +127,7 @@ func (e *env) run(c *cli.Context) error {
 		so.TakeOver = gateway.Force
 	}
 	q, err := engine.Open(ctx, s, engine.Options{Checkpoint: cp, CheckpointURL: ckURL, Registry: guard.registry(e.registry),
-		Session: so, Console: e.stdout, Logger: e.log})
+		Session: so, Console: e.stdout, Logger: e.log, AdoptSink: guard.sinkAdopter(cp, ckURL)})
 	if err != nil {
 		return err
 	}

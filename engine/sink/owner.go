@@ -15,9 +15,11 @@ import (
 // without an owner record by something other than this query (Owner nil:
 // Spark, or an earlier ckgate whose plan does not name it).
 type Claim struct {
-	Sink   string                // the sink's URL, redacted
-	Owner  *checkpoint.SinkOwner // nil: no owner record
-	Latest int64                 // the sink's latest manifest id (-1: none)
+	Sink     string                // the sink's URL, redacted, for messages
+	Location string                // the sink's URL as opened (it may hold secrets)
+	QueryID  string                // the query that claims it
+	Owner    *checkpoint.SinkOwner // nil: no owner record
+	Latest   int64                 // the sink's latest manifest id (-1: none)
 }
 
 // Adopter decides a Claim: it returns the reason to record in the new
@@ -75,7 +77,7 @@ func (f *files) claimOwnership(ctx context.Context) error {
 			return nil
 		}
 	}
-	c := Claim{Sink: gateway.Redact(f.url), Owner: owner, Latest: f.latest}
+	c := Claim{Sink: gateway.Redact(f.url), Location: f.url, QueryID: f.env.QueryID, Owner: owner, Latest: f.latest}
 	reason := ""
 	if f.env.Adopt != nil {
 		if reason, err = f.env.Adopt(ctx, c); err != nil {
