@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/sink"
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/lifecycle"
@@ -72,4 +73,21 @@ func migratedFrom(ctx context.Context, cp gateway.Store) (*lifecycle.MigrationRe
 		return nil, gateway.E("read", lifecycle.MigratedFromKey, gateway.ErrInvalidKey, fmt.Errorf("not a fresh-start record: %w", err))
 	}
 	return &rec, nil
+}
+
+// sinkOwnerOf reads, for audit, the owner of the file sink a checkpoint's
+// plan names.
+func (e *env) sinkOwnerOf(c *cli.Context) func(ctx context.Context, url string) (string, string, error) {
+	return func(ctx context.Context, url string) (string, string, error) {
+		st, err := e.openStore(ctx, c, url)
+		if err != nil {
+			return "", "", err
+		}
+		defer gateway.Close(st)
+		o, _, err := checkpoint.ReadSinkOwner(ctx, st)
+		if err != nil || o == nil {
+			return "", "", err
+		}
+		return o.QueryID, o.Checkpoint, nil
+	}
 }

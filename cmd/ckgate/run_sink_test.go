@@ -263,3 +263,46 @@ func TestRunFreshStartHandsTheSinkOver(t *testing.T) {
 		t.Fatalf("owner record %+v (entry %d)", o, n)
 	}
 }
+
+// inspect --sink and audit report a checkpoint whose file sink another
+// query owns (after a hand-over); the new owner's checkpoint is clean,
+// its batches compared with the sink's manifests through its offset.
+func TestInspectAndAuditReportSinkOwner(t *testing.T) {
+	dir := t.TempDir()
+	sp1 := sinkQuery(t, dir, "q1", "in1", 0, 3)
+	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck1", "--available-now", sp1).want(t, 0)
+	sp2 := sinkQuery(t, dir, "q2", "in2", 100, 102)
+	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck2", "--available-now", "--adopt-sink", sp2).want(t, 0)
+	q2 := queryIDOf(t, filepath.Join(dir, "ck2"))
+
+	r := runCLI(t, dir, "inspect", "ck1", "--sink", "out", "--format", "json")
+	r.want(t, 0, `"id": "sink-owner-differs"`, q2, "--adopt-sink")
+	r = runCLI(t, dir, "inspect", "ck2", "--sink", "out")
+	r.want(t, 0, "owner query "+q2)
+	for _, bad := range []string{"sink-owner-differs", "sink-ahead"} {
+		if strings.Contains(r.stdout, bad) {
+			t.Fatalf("the owner's own checkpoint has %s:\n%s", bad, r.stdout)
+		}
+	}
+
+	r = runCLI(t, dir, "audit", dir, "--format", "json")
+	var rep struct {
+		Findings []struct{ ID, Resource, Msg string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.ID == "CKG-A011" {
+			got = append(got, filepath.Base(f.Resource))
+			if !strings.Contains(f.Msg, "owned by query "+q2) {
+				t.Fatalf("finding %s", f.Msg)
+			}
+		}
+	}
+	if !slices.Equal(got, []string{"ck1"}) {
+		t.Fatalf("CKG-A011 on %v, want ck1 only:\n%s", got, r.stdout)
+	}
+	runCLI(t, dir, "audit", dir, "--fail-on-warn").want(t, 1, "CKG-A011")
+}

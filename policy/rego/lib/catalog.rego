@@ -149,4 +149,10 @@ rules := {
 		"scope": "audit",
 		"description": "A checkpoint whose metadata could not be read: the audit cannot tell which query owns it.",
 	},
+	"CKG-A011": {
+		"name": "sink-owned-by-another-query",
+		"severity": "warn",
+		"scope": "audit",
+		"description": "A checkpoint's file sink (the one its ckgate plan names) is owned by another query (_ckgate/sink-owner/ in the sink): a run of the checkpoint is refused on it.",
+	},
 }
