@@ -138,5 +138,6 @@ func (f *files) Commit(ctx context.Context, batch int64, rows []row.Row) (Result
 	}
 	f.all = append(f.all, added...)
 	f.latest = mid
+	f.own.claimed = false
 	return res, nil
 }

@@ -38,6 +38,9 @@ type ownership struct {
 	// manifest (a take-over)
 	pending *checkpoint.SinkOwner
 	follow  bool
+	// claimed: this process took the sink over and has not yet created a
+	// manifest: any manifest in its way is the old owner's
+	claimed bool
 }
 
 // claimOwnership reads the sink's owner log and manifest log and decides
@@ -155,11 +158,17 @@ func (f *files) plannedHere(ctx context.Context) (bool, error) {
 func (f *files) manifestID(ctx context.Context, batch int64) (int64, error) {
 	if o := f.own.pending; o != nil {
 		if f.own.follow {
+			// the old owner may have gone on since the sink opened
+			f.loaded = false
+			if err := f.load(ctx); err != nil {
+				return 0, err
+			}
 			o.BatchOffset = f.latest + 1 - batch
 		}
 		if err := f.writeOwner(ctx, *o); err != nil {
 			return 0, err
 		}
+		f.own.claimed = f.own.follow
 	}
 	return batch + f.own.offset, nil
 }
@@ -175,6 +184,10 @@ func (f *files) lostManifest(ctx context.Context, key string) error {
 	if owner != nil && owner.QueryID != f.env.QueryID {
 		return fmt.Errorf("file sink %s: %w: %s exists and the sink is now owned by %s: stopping before this batch collides with its batches",
 			gateway.Redact(f.url), gateway.ErrInUse, key, owner)
+	}
+	if f.own.claimed {
+		return fmt.Errorf("file sink %s: %w: %s appeared while this query took the sink over: its previous owner still writes it; stop that query, then run this one again (it goes on after the sink's latest manifest)",
+			gateway.Redact(f.url), gateway.ErrInUse, key)
 	}
 	return nil
 }

@@ -107,3 +107,45 @@ func TestFilesSinkConcurrentTakeOver(t *testing.T) {
 		t.Fatalf("owner %+v entry %d %v", o, n, err)
 	}
 }
+
+// The old owner going on while a query takes its sink over: a manifest it
+// writes after the new owner opened is not overwritten or taken for the new
+// owner's; a manifest that appears between the new owner's record and its
+// first manifest stops the new owner (ErrInUse) instead of skipping its batch.
+func TestFilesSinkTakeOverWhileOldOwnerWrites(t *testing.T) {
+	ctx := context.Background()
+	out := memstore.New()
+	a, _ := openFiles(t, out, "a", false)
+	if _, err := a.Commit(ctx, 0, oneRow(t, `{"i":0}`)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := openFiles(t, out, "b", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Commit(ctx, 1, oneRow(t, `{"i":1}`)); err != nil { // after b opened
+		t.Fatal(err)
+	}
+	if res, err := b.Commit(ctx, 0, oneRow(t, `{"i":100}`)); err != nil || res.Skipped {
+		t.Fatalf("b batch 0: %+v %v", res, err)
+	}
+	if o, _, _ := checkpoint.ReadSinkOwner(ctx, out); o.BatchOffset != 2 {
+		t.Fatalf("b's offset %d, want 2 (after a's manifest 1)", o.BatchOffset)
+	}
+
+	// the window between the owner record and the manifest
+	c, err := openFiles(t, out, "c", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := c.(*files)
+	if _, err := cs.manifestID(ctx, 0); err != nil { // c's record: its batch 0 is manifest 3
+		t.Fatal(err)
+	}
+	if _, err := out.Put(ctx, checkpoint.SinkMetadataDir+"/3", []byte("v1\n"), gateway.IfAbsent()); err != nil { // b's zombie
+		t.Fatal(err)
+	}
+	if res, err := c.Commit(ctx, 0, oneRow(t, `{"i":200}`)); !errors.Is(err, gateway.ErrInUse) || !strings.Contains(err.Error(), "previous owner still writes") {
+		t.Fatalf("c batch 0: %+v %v, want ErrInUse", res, err)
+	}
+}
