@@ -306,3 +306,14 @@ func TestInspectAndAuditReportSinkOwner(t *testing.T) {
 	}
 	runCLI(t, dir, "audit", dir, "--fail-on-warn").want(t, 1, "CKG-A011")
 }
+
+// `policy eval` decides an adopt_sink input as run does: a job may take a
+// sink over, a housekeeping principal may not (CKG-P013).
+func TestPolicyEvalAdoptSink(t *testing.T) {
+	in := func(kind string) string {
+		return `{"action":"adopt_sink","root":"s3://b/ck/q1","location":"s3://b/out","principal":{"id":"p","kind":"` + kind + `"},` +
+			`"checkpoint":{"query_id":"q1"},"sink":{"owner":{"query_id":"q0","checkpoint":"s3://b/ck/q0"},"latest_batch":3,"handover":"adopt-sink"}}`
+	}
+	ckgate(t, Options{}, in("job"), "policy", "eval", "-").want(t, 0)
+	ckgate(t, Options{}, in("housekeeping"), "policy", "eval", "-").wantErr(t, 4, "CKG-P013")
+}
