@@ -21,6 +21,8 @@ import (
 // overwrites another's file), then the manifest _spark_metadata/N names it,
 // created only if absent. Every 10th manifest (N+1 divisible by 10) is
 // N.compact and holds all entries so far, as Spark's FileStreamSinkLog does.
+// N is the manifest id: the batch id plus the owner record's offset (0 but
+// for a query that took the sink over).
 type files struct {
 	out    gateway.Store
 	url    string

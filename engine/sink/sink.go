@@ -7,6 +7,10 @@
 //     <path>/_spark_metadata/N (Spark's file sink log); a batch whose
 //     manifest exists is skipped. Readers that follow the manifest see each
 //     batch exactly once, even after a crash between data and manifest.
+//     The sink has one owner, recorded create-only in its owner log
+//     <path>/_ckgate/sink-owner/N (checkpoint.SinkOwner): another query is
+//     refused (gateway.ErrInUse) unless Env.Adopt hands the sink over, and
+//     then its batches go after the sink's latest manifest (owner.go).
 //   - http: POSTs the rows with an idempotency key per record and keeps a
 //     ledger of completed effects in the checkpoint (_ckgate/effects/).
 //   - console: prints the rows (not idempotent: for trying things out).
