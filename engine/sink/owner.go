@@ -104,12 +104,12 @@ func refusal(c Claim) error {
 	way := fmt.Sprintf("write this query to a new sink path, or hand the sink over deliberately with --adopt-sink "+
 		"(this query's batches then go after the sink's manifest %d, none collides with an earlier one)", c.Latest)
 	if c.Owner == nil {
-		return fmt.Errorf("file sink %s: %w: its manifest log (%s, up to batch %d) was written by another writer (Spark, or a query whose plan does not name this sink) and it has no ckgate owner record (%s/); %s",
-			c.Sink, gateway.ErrInUse, checkpoint.SinkMetadataDir, c.Latest, checkpoint.SinkOwnerDir, way)
+		return inUsef("file sink %s is in use: its manifest log (%s, up to batch %d) was written by another writer (Spark, or a query whose plan does not name this sink) and it has no ckgate owner record (%s/); %s",
+			c.Sink, checkpoint.SinkMetadataDir, c.Latest, checkpoint.SinkOwnerDir, way)
 	}
-	return fmt.Errorf("file sink %s: %w: it is owned by %s, recorded in %s/; a second query writing it would collide with the owner's batches; "+
+	return inUsef("file sink %s is in use: it is owned by %s, recorded in %s/; a second query writing it would collide with the owner's batches; "+
 		"run the owner's checkpoint instead, %s, or fresh-start the owner's checkpoint (ckgate fresh-start) and run the new root",
-		c.Sink, gateway.ErrInUse, c.Owner, checkpoint.SinkOwnerDir, way)
+		c.Sink, c.Owner, checkpoint.SinkOwnerDir, way)
 }
 
 // writeOwner creates entry f.own.entry+1 of the owner log for o. Losing
@@ -119,7 +119,7 @@ func (f *files) writeOwner(ctx context.Context, o checkpoint.SinkOwner) error {
 	if _, err := f.out.Put(ctx, key, checkpoint.EncodeSinkOwner(o), gateway.IfAbsent()); err != nil {
 		if errors.Is(err, gateway.ErrExists) {
 			if won, _, rerr := checkpoint.ReadSinkOwner(ctx, f.out); rerr == nil && won != nil && won.QueryID != o.QueryID {
-				return fmt.Errorf("file sink %s: %w: %s took it over at the same time (%s)", gateway.Redact(f.url), gateway.ErrInUse, won, key)
+				return inUsef("file sink %s is in use: %s took it over at the same time (%s)", gateway.Redact(f.url), won, key)
 			}
 		}
 		return fmt.Errorf("file sink %s: write owner record: %w", gateway.Redact(f.url), err)
@@ -182,12 +182,23 @@ func (f *files) lostManifest(ctx context.Context, key string) error {
 		return fmt.Errorf("file sink %s: %s exists: %w", gateway.Redact(f.url), key, err)
 	}
 	if owner != nil && owner.QueryID != f.env.QueryID {
-		return fmt.Errorf("file sink %s: %w: %s exists and the sink is now owned by %s: stopping before this batch collides with its batches",
-			gateway.Redact(f.url), gateway.ErrInUse, key, owner)
+		return inUsef("file sink %s is in use: %s exists and the sink is now owned by %s: stopping before this batch collides with its batches",
+			gateway.Redact(f.url), key, owner)
 	}
 	if f.own.claimed {
-		return fmt.Errorf("file sink %s: %w: %s appeared while this query took the sink over: its previous owner still writes it; stop that query, then run this one again (it goes on after the sink's latest manifest)",
-			gateway.Redact(f.url), gateway.ErrInUse, key)
+		return inUsef("file sink %s is in use: %s appeared while this query took the sink over: its previous owner still writes it; stop that query, then run this one again (it goes on after the sink's latest manifest)",
+			gateway.Redact(f.url), key)
 	}
 	return nil
+}
+
+// inUseError is a refusal of a sink another writer holds: errors.Is
+// matches gateway.ErrInUse (exit 3), the message is its own.
+type inUseError struct{ msg string }
+
+func (e *inUseError) Error() string        { return e.msg }
+func (e *inUseError) Is(target error) bool { return target == gateway.ErrInUse }
+
+func inUsef(format string, args ...any) error {
+	return &inUseError{msg: fmt.Sprintf(format, args...)}
 }
