@@ -318,3 +318,42 @@ func TestPolicyEvalAdoptSink(t *testing.T) {
 	ckgate(t, Options{}, in("job"), "policy", "eval", "-").want(t, 0)
 	ckgate(t, Options{}, in("housekeeping"), "policy", "eval", "-").wantErr(t, 4, "CKG-P013")
 }
+
+// Before owner records, a second query on a sink had its batches
+// "skipped": its checkpoint's plan names the sink, but the sink holds
+// manifests beyond its batches. After the upgrade that query is not
+// adopted blindly (its next batch would be skipped again): it is refused,
+// and --adopt-sink puts its batches after the sink's; the query whose
+// batches the manifests are is adopted.
+func TestRunLegacySharedSinkVictimNotAutoAdopted(t *testing.T) {
+	dir := t.TempDir()
+	sp := sinkQuery(t, dir, "q1", "in1", 0, 1)
+	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck1", "--available-now", sp).want(t, 0)
+	// ck2: another query (its own id) whose plan names the same sink and
+	// whose batch 0 the old ckgate "skipped" (manifest 0 is q1's)
+	if err := os.CopyFS(filepath.Join(dir, "ck2"), os.DirFS(filepath.Join(dir, "ck1"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ck2", "metadata"), []byte(`{"id":"0e4b1b6a-0000-4000-8000-00000000b0b2"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "ck2", "_ckgate", "writer")); err != nil {
+		t.Fatal(err)
+	}
+	sinkQuery(t, dir, "q1", "in1", 1, 3)
+	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck1", "--available-now", sp).want(t, 0)
+	if err := os.RemoveAll(filepath.Join(dir, "out", "_ckgate")); err != nil { // as the old ckgate left it
+		t.Fatal(err)
+	}
+	sinkQuery(t, dir, "q1", "in1", 3, 4)
+	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck2", "--available-now", sp).
+		wantErr(t, 3, "no ckgate owner record", "--adopt-sink")
+	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck2", "--available-now", "--adopt-sink", sp).want(t, 0)
+	// ck2 read f-001 … f-003 (its batch 0 had f-000): every row is in the sink once per query
+	if got := manifestRows(t, filepath.Join(dir, "out")); !slices.Equal(got, []int{0, 1, 1, 2, 2, 3}) {
+		t.Fatalf("sink rows %v", got)
+	}
+	if o, _ := sinkOwner(t, filepath.Join(dir, "out")); o.QueryID != "0e4b1b6a-0000-4000-8000-00000000b0b2" || o.BatchOffset != 2 {
+		t.Fatalf("owner %+v, want ck2's query at offset 2 (its batch 1 is manifest 3)", o)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway"
@@ -63,7 +64,7 @@ func (f *files) claimOwnership(ctx context.Context) error {
 	if err := f.load(ctx); err != nil {
 		return err
 	}
-	me := checkpoint.SinkOwner{Version: 1, QueryID: f.env.QueryID, Checkpoint: f.env.CheckpointURL, Time: f.env.Now().UTC()}
+	me := checkpoint.SinkOwner{Version: 1, QueryID: f.env.QueryID, Checkpoint: f.env.CheckpointURL}
 	if owner == nil && f.latest < 0 {
 		me.Reason = "first writer of an empty sink"
 		f.own.pending = &me
@@ -73,6 +74,16 @@ func (f *files) claimOwnership(ctx context.Context) error {
 		planned, err := f.plannedHere(ctx)
 		if err != nil {
 			return err
+		}
+		if planned {
+			// not when the sink is ahead of this checkpoint: another query
+			// wrote those manifests (before owner records, this one's
+			// batches were then "skipped"); a take-over puts its batches
+			// after them
+			planned, err = f.notAheadOf(ctx)
+			if err != nil {
+				return err
+			}
 		}
 		if planned {
 			me.Reason = "written by this query before sinks had owner records (its plan names the sink)"
@@ -116,6 +127,7 @@ func refusal(c Claim) error {
 // the create to another query is ErrInUse naming the winner.
 func (f *files) writeOwner(ctx context.Context, o checkpoint.SinkOwner) error {
 	key := checkpoint.SinkOwnerKey(f.own.entry + 1)
+	o.Time = f.env.Now().UTC()
 	if _, err := f.out.Put(ctx, key, checkpoint.EncodeSinkOwner(o), gateway.IfAbsent()); err != nil {
 		if errors.Is(err, gateway.ErrExists) {
 			if won, _, rerr := checkpoint.ReadSinkOwner(ctx, f.out); rerr == nil && won != nil && won.QueryID != o.QueryID {
@@ -150,6 +162,25 @@ func (f *files) plannedHere(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("%s: %w: %w", checkpoint.PlanKey, checkpoint.ErrCorrupt, err)
 	}
 	return p.Sink != nil && SameIdentity(p.Sink, f.Identity()), nil
+}
+
+// notAheadOf reports whether the sink's latest manifest is at or below
+// the latest batch in this query's offset log: every manifest can be one
+// of its batches.
+func (f *files) notAheadOf(ctx context.Context) (bool, error) {
+	latest := int64(-1)
+	for a, err := range f.env.Checkpoint.List(ctx, checkpoint.OffsetsDir+"/") {
+		if errors.Is(err, gateway.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			return false, fmt.Errorf("list %s/: %w", checkpoint.OffsetsDir, err)
+		}
+		if n, perr := checkpoint.ParseBatchID(strings.TrimPrefix(a.Key, checkpoint.OffsetsDir+"/")); perr == nil {
+			latest = max(latest, n)
+		}
+	}
+	return f.latest <= latest, nil
 }
 
 // manifestID is the manifest id of batch, claiming the sink first when
