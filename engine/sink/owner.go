@@ -115,7 +115,7 @@ func refusal(c Claim) error {
 	way := fmt.Sprintf("write this query to a new sink path, or hand the sink over deliberately with --adopt-sink "+
 		"(this query's batches then go after the sink's manifest %d, none collides with an earlier one)", c.Latest)
 	if c.Owner == nil {
-		return inUsef("file sink %s is in use: its manifest log (%s, up to batch %d) was written by another writer (Spark, or a query whose plan does not name this sink) and it has no ckgate owner record (%s/); %s",
+		return inUsef("file sink %s is in use: its manifest log (%s, up to batch %d) was written by another writer (Spark, or another query: this checkpoint's plan does not name the sink, or the sink holds manifests beyond this checkpoint's batches) and it has no ckgate owner record (%s/); %s",
 			c.Sink, checkpoint.SinkMetadataDir, c.Latest, checkpoint.SinkOwnerDir, way)
 	}
 	return inUsef("file sink %s is in use: it is owned by %s, recorded in %s/; a second query writing it would collide with the owner's batches; "+
