@@ -47,6 +47,9 @@ type Options struct {
 	// Console is where a console sink writes.
 	Console io.Writer
 	Logger  *slog.Logger
+	// AdoptSink decides the take-over of a file sink another query (or
+	// Spark) wrote (nil: refused, sink.ErrInUse naming the owner).
+	AdoptSink sink.Adopter
 }
 
 // Query is an open streaming query: the single writer of its checkpoint.
@@ -158,6 +161,23 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 		return nil, err
 	}
 	q.id = id
+	defer func() {
+		if err != nil {
+			q.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	// The sink before the session: a file sink another query owns is
+	// refused before the checkpoint gets a writer record or metadata. It
+	// writes only at its first commit, through the session's fencing.
+	senv := sink.Env{QueryID: id, CheckpointURL: ownerLocation(opts.CheckpointURL), Adopt: opts.AdoptSink,
+		Checkpoint: q.fenced(opts.Checkpoint), Open: q.openFenced, Console: opts.Console, Now: opts.Now}
+	// (through a local: a failed New may return a typed nil, which Close
+	// must not call)
+	snk, err := sink.New(ctx, s, senv)
+	if err != nil {
+		return nil, err
+	}
+	q.snk = snk
 	so := opts.Session
 	so.QueryID = id
 	if so.Now == nil {
@@ -170,11 +190,6 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			q.Close(context.WithoutCancel(ctx))
-		}
-	}()
 	q.cp = q.sess.Store()
 	if fresh {
 		md := checkpoint.StreamMetadata{ID: id}.Encode()
@@ -195,12 +210,6 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 		return nil, err
 	}
 	q.src = src
-	senv := sink.Env{QueryID: id, Checkpoint: q.cp, Open: q.openFenced, Console: opts.Console, Now: opts.Now}
-	snk, err := sink.New(ctx, s, senv)
-	if err != nil {
-		return nil, err
-	}
-	q.snk = snk
 	ps := planOf(s)
 	want := Plan{Version: 1, Name: s.Name, Fingerprint: fingerprint(ps), Stateful: ps, Partitions: s.Partitions,
 		Source: q.src.Identity(), Sink: q.snk.Identity()}
@@ -248,6 +257,18 @@ func (q *Query) writeOperatorMetadata(ctx context.Context, key string, md []byte
 	}
 	_, err = q.cp.Put(ctx, key, md, gateway.IfMatch(v))
 	return err
+}
+
+// ownerLocation is the checkpoint's location as a file sink's owner
+// record names it: canonical when it can be resolved, always redacted.
+func ownerLocation(raw string) string {
+	if raw == "" {
+		return "(unnamed)"
+	}
+	if loc, err := gateway.CanonicalRoot(raw); err == nil {
+		return gateway.Redact(loc)
+	}
+	return gateway.Redact(raw)
 }
 
 // readQueryID returns the id in metadata, or a new one.
@@ -331,14 +352,23 @@ func (q *Query) openFenced(ctx context.Context, raw string) (gateway.Store, stri
 	if err != nil {
 		return nil, "", err
 	}
+	return q.fenced(st), u, nil
+}
+
+// fenced is st with writes refused until the session is open and once it
+// is fenced (the sink opens before the session and writes only after).
+func (q *Query) fenced(st gateway.Store) gateway.Store {
 	return gateway.Intercept(st, func(ctx context.Context, c gateway.Call, next func(context.Context) error) error {
 		if c.Op.Mutates() {
+			if q.sess == nil {
+				return errors.New("engine: a sink write before the writer session is open")
+			}
 			if err := q.sess.Err(); err != nil {
 				return err
 			}
 		}
 		return next(ctx)
-	}), u, nil
+	})
 }
 
 // Close stops the query and releases the checkpoint. Closing again does

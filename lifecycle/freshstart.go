@@ -165,7 +165,7 @@ func putStart(ctx context.Context, st gateway.Store, name string, start []byte) 
 // freshStartSteps are what FreshStart leaves to the operator.
 func freshStartSteps(rec MigrationRecord) []string {
 	return []string{
-		fmt.Sprintf("point the query at the new root and run it into an isolated output (a new sink path or table), not the old one: ckgate run SPEC --checkpoint %s", rec.NewRoot),
+		fmt.Sprintf("point the query at the new root and run it into an isolated output (a new sink path or table) to reconcile before readers see it: ckgate run SPEC --checkpoint %s (run into the old file sink, the new root takes that sink over from query %s, its batches after the old ones)", rec.NewRoot, rec.OldQueryID),
 		fmt.Sprintf("reconcile: the old output holds what %s committed; the new output starts at the boundary %s; compare the old root's last committed offsets (ckgate inspect %s) with the boundary: records between them are in neither output or in both; reconcile them before switching readers", rec.OldRoot, DescribeStart(rec.Boundary), rec.OldRoot),
 		"switch the readers to the new output once reconciled, then retire the old output by policy (the old root and the archive " + rec.ArchivedTo + " are kept)",
 	}

@@ -50,6 +50,10 @@ type AuditOptions struct {
 	Buckets []Bucket
 	// KnownQueries are other queries' roots, added to data.ckgate.queries.
 	KnownQueries []KnownQuery
+	// SinkOwner, when set, reads the owner of the file sink at url (the
+	// URL a checkpoint's plan names): its query id and checkpoint, both
+	// "" when the sink has no owner record.
+	SinkOwner func(ctx context.Context, url string) (queryID, checkpoint string, err error)
 }
 
 // DefaultOutageWindow is the outage window when none is given.
@@ -100,6 +104,15 @@ func (e *Engine) Audit(ctx context.Context, targets []Target, o AuditOptions) (*
 		cps, err := Discover(ctx, t)
 		if err != nil {
 			return nil, err
+		}
+		if o.SinkOwner != nil {
+			for _, cp := range cps {
+				if sk := cp.Sink; sk != nil {
+					if sk.OwnerQueryID, sk.OwnerCheckpoint, err = o.SinkOwner(ctx, sk.URL); err != nil {
+						sk.Error = err.Error()
+					}
+				}
+			}
 		}
 		rep.Checkpoints = append(rep.Checkpoints, cps...)
 		if b, ok := liveBucket(ctx, t, rep.Buckets); ok {

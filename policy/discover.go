@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -24,8 +25,21 @@ type Checkpoint struct {
 	// Entries are the names directly under the root ("offsets/", "metadata").
 	Entries    []string    `json:"entries"`
 	DeltaTable *DeltaTable `json:"delta_table,omitempty"`
+	// Sink is the file sink its ckgate plan names (absent for other sinks
+	// and for Spark's checkpoints, which record none).
+	Sink *SinkOwnership `json:"sink,omitempty"`
 	// Error says why its metadata could not be read.
 	Error string `json:"error,omitempty"`
+}
+
+// SinkOwnership is a checkpoint's file sink and the owner its owner log
+// names (AuditOptions.SinkOwner; empty when it has no owner record or was
+// not read).
+type SinkOwnership struct {
+	URL             string `json:"url"`
+	OwnerQueryID    string `json:"owner_query_id,omitempty"`
+	OwnerCheckpoint string `json:"owner_checkpoint,omitempty"`
+	Error           string `json:"error,omitempty"`
 }
 
 // DeltaTable is a Delta table directory around a checkpoint.
@@ -94,6 +108,7 @@ func Discover(ctx context.Context, t Target) ([]Checkpoint, error) {
 	hasMeta := map[string]bool{}    // dirs holding a metadata object
 	hasOffsets := map[string]bool{} // dirs holding an offsets/ directory
 	hasWriter := map[string]bool{}  // dirs holding _ckgate/writer
+	hasPlan := map[string]bool{}    // dirs holding _ckgate/plan.json
 	tables := map[string]bool{}     // dirs holding _delta_log/
 	children := map[string]map[string]bool{}
 	for a, err := range t.Store.List(ctx, "") {
@@ -125,6 +140,8 @@ func Discover(ctx context.Context, t Target) ([]Checkpoint, error) {
 				tables[dir] = true
 			case i == len(segs)-2 && segs[i] == "_ckgate" && segs[i+1] == "writer":
 				hasWriter[dir] = true
+			case i == len(segs)-2 && segs[i] == "_ckgate" && segs[i+1] == "plan.json":
+				hasPlan[dir] = true
 			}
 		}
 	}
@@ -145,6 +162,11 @@ func Discover(ctx context.Context, t Target) ([]Checkpoint, error) {
 		sort.Strings(cp.Entries)
 		if err := readIDs(ctx, t.Store, &cp, hasWriter[dir]); err != nil {
 			return nil, err
+		}
+		if hasPlan[dir] {
+			if err := readPlannedSink(ctx, t.Store, &cp); err != nil {
+				return nil, err
+			}
 		}
 		cp.DeltaTable = deltaTable(disp, dir, tables)
 		out = append(out, cp)
@@ -187,6 +209,26 @@ func readIDs(ctx context.Context, s gateway.Store, cp *Checkpoint, writer bool) 
 		if perr == nil {
 			cp.WriterQueryID = rec.QueryID
 		}
+	}
+	return nil
+}
+
+// readPlannedSink notes the file sink cp's ckgate plan names. A store
+// failure is returned; a plan that cannot be parsed is left to inspect.
+func readPlannedSink(ctx context.Context, s gateway.Store, cp *Checkpoint) error {
+	key := JoinPath(cp.Root, "_ckgate/plan.json")
+	data, _, err := gateway.GetBounded(ctx, s, key, 0)
+	switch {
+	case errors.Is(err, gateway.ErrNotFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("audit %s: %w", cp.URL, err)
+	}
+	var p struct {
+		Sink map[string]string `json:"sink"`
+	}
+	if json.Unmarshal(data, &p) == nil && p.Sink["kind"] == "files" && p.Sink["path"] != "" {
+		cp.Sink = &SinkOwnership{URL: p.Sink["path"]}
 	}
 	return nil
 }

@@ -63,7 +63,8 @@ type KnownQuery struct {
 //	 "roots", "scope", "cond", "exists", "size", "stream", "writer_session",
 //	 "principal": {id, kind, reason},
 //	 "checkpoint": {query_id, metadata_query_id, latest_batch, retain_from},
-//	 "plan": {id, obsolete: {KEY: reason}}, "known_queries": [{query_id, root}]}
+//	 "plan": {id, obsolete: {KEY: reason}}, "known_queries": [{query_id, root}],
+//	 "sink": {owner: {query_id, checkpoint}, latest_batch, handover}}
 //
 // These fields are the contract that users' own rules read:
 //   - location: the canonical location of the object the mutation touches
@@ -100,6 +101,25 @@ type Input struct {
 	Checkpoint    Facts        `json:"checkpoint"`
 	Plan          *Plan        `json:"plan,omitempty"`
 	KnownQueries  []KnownQuery `json:"known_queries,omitempty"`
+	Sink          *SinkFacts   `json:"sink,omitempty"`
+}
+
+// SinkFacts are what is known about a file sink a query takes over
+// (action "adopt_sink"): its current owner ({} when it has no owner
+// record: written by Spark or a query whose plan does not name it), its
+// latest manifest id, and how the hand-over was asked for ("adopt-sink"
+// for run --adopt-sink, "fresh-start" for the new root of the owner's
+// fresh start).
+type SinkFacts struct {
+	Owner       SinkOwnerFacts `json:"owner"`
+	LatestBatch int64          `json:"latest_batch"`
+	Handover    string         `json:"handover"`
+}
+
+// SinkOwnerFacts name a file sink's owner.
+type SinkOwnerFacts struct {
+	QueryID    string `json:"query_id,omitempty"`
+	Checkpoint string `json:"checkpoint,omitempty"`
 }
 
 // condName is the input's spelling of a condition.
@@ -235,6 +255,11 @@ func (in *Input) value() ast.Value {
 	if len(in.KnownQueries) > 0 {
 		items = append(items, item("known_queries", knownTerm(in.KnownQueries)))
 	}
+	if f := in.Sink; f != nil {
+		owner := ast.ObjectTerm(item("query_id", str(f.Owner.QueryID)), item("checkpoint", str(f.Owner.Checkpoint)))
+		items = append(items, item("sink", ast.ObjectTerm(item("owner", owner),
+			item("latest_batch", ast.IntNumberTerm(int(f.LatestBatch))), item("handover", str(f.Handover)))))
+	}
 	return ast.NewObject(items...)
 }
 
@@ -265,9 +290,9 @@ func ParseInput(data []byte) (Input, error) {
 		default:
 			return Input{}, fmt.Errorf("policy input: cond %q: want none, if-absent or if-match", in.Cond)
 		}
-	case "open":
+	case "open", "adopt_sink":
 	default:
-		return Input{}, fmt.Errorf("policy input: action %q: want put, delete or open", in.Action)
+		return Input{}, fmt.Errorf("policy input: action %q: want put, delete, open or adopt_sink", in.Action)
 	}
 	if in.Root == "" {
 		return Input{}, errors.New("policy input: no root")

@@ -74,7 +74,7 @@ func (e *env) audit(c *cli.Context) error {
 		defer gateway.Close(s)
 		targets = append(targets, policy.Target{URL: raw, Store: s})
 	}
-	rep, err := eng.Audit(c.Context, targets, policy.AuditOptions{OutageWindow: window, Buckets: buckets})
+	rep, err := eng.Audit(c.Context, targets, policy.AuditOptions{OutageWindow: window, Buckets: buckets, SinkOwner: e.sinkOwnerOf(c)})
 	if err != nil {
 		return couldNotAudit(err)
 	}

@@ -606,6 +606,9 @@ func (t *inspectTable) sink(r *checkpoint.Report) {
 	if s.CommittedLatestOffsets {
 		t.printf("; holds batch L already (a re-run skips it)")
 	}
+	if o := s.Owner; o != nil {
+		t.printf("; owner %s", o)
+	}
 	t.printf("\n")
 }
 

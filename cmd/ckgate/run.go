@@ -55,6 +55,7 @@ func (e *env) runCommand() *cli.Command {
 			&cli.StringFlag{Name: "metrics-addr", Usage: "serve Prometheus metrics on `ADDR` (host:port) at /metrics while running"},
 			&cli.StringFlag{Name: "principal", Usage: "the job principal's `ID` in policy decisions and the decision log (default: the OS user)"},
 			decisionLogFlag(),
+			adoptSinkFlag(),
 		}, policyFlags()...),
 		Action: e.run,
 	}
@@ -138,7 +139,7 @@ func (e *env) run(c *cli.Context) error {
 				}
 			}
 			return nil
-		}})
+		}, AdoptSink: guard.sinkAdopter(cp, ckURL)})
 	if err != nil {
 		return err
 	}

@@ -128,7 +128,8 @@ func sinkLines(t *testing.T, dir string) []string {
 	t.Helper()
 	var lines []string
 	for _, rel := range listTree(t, dir) {
-		if strings.Contains(rel, "_spark_metadata") || strings.HasPrefix(filepath.Base(rel), ".") {
+		// what Spark's readers skip: _spark_metadata, the owner log
+		if strings.HasPrefix(rel, "_") || strings.Contains(rel, "/_") || strings.HasPrefix(filepath.Base(rel), ".") {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(dir, rel))

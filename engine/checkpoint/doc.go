@@ -114,6 +114,7 @@
 //	source-log-missing       error           a file source log batch a restart reads is gone
 //	partitions-mismatch      warning         operator metadata and offset log disagree on partitions
 //	sink-ahead               warning         the file sink log (Options.Sink) holds batches beyond L
+//	sink-owner-differs       warning         the file sink's owner record names another query
 //	batch-out-of-range       error           a log file named by a batch id beyond MaxBatchID (2^62)
 //
 // Report.OK is false for an inconsistent status or any error finding;

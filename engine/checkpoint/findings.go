@@ -72,6 +72,7 @@ const (
 	FindingSourceLogMissing      = "source-log-missing"
 	FindingPartitionsMismatch    = "partitions-mismatch"
 	FindingSinkAhead             = "sink-ahead"
+	FindingSinkOwner             = "sink-owner-differs"
 	FindingBatchOutOfRange       = "batch-out-of-range"
 )
 
@@ -150,6 +151,8 @@ func nextStep(f Finding) string {
 		return "inspect cannot decode this codec; Spark reads it with the codec recorded in the offsets conf"
 	case FindingSinkAhead:
 		return "the sink holds batches the checkpoint does not: check that the sink directory belongs to this query before restarting"
+	case FindingSinkOwner:
+		return "point this query at a sink path of its own, or hand the sink over deliberately: `ckgate run --adopt-sink` (its batches then follow the owner's), or run the new root of the owner's `ckgate fresh-start`"
 	case FindingPartitionsMismatch:
 		return "run with the partition count the checkpoint records (spark.sql.shuffle.partitions in the offsets conf)"
 	case FindingStateNewerThanCommit, FindingStateUncommitted, FindingStateSinglePartition, FindingStatePartitionExtra:

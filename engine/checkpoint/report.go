@@ -231,4 +231,7 @@ type SinkReport struct {
 	// CommittedLatestOffsets: the sink already holds batch L (a re-run of
 	// L will be skipped by the file sink).
 	CommittedLatestOffsets bool `json:"committed_latest_offsets"`
+	// Owner is the latest entry of the sink's owner log (_ckgate/sink-owner/),
+	// absent for a sink written without one (Spark, an earlier ckgate).
+	Owner *SinkOwner `json:"owner,omitempty"`
 }

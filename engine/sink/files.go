@@ -21,6 +21,8 @@ import (
 // overwrites another's file), then the manifest _spark_metadata/N names it,
 // created only if absent. Every 10th manifest (N+1 divisible by 10) is
 // N.compact and holds all entries so far, as Spark's FileStreamSinkLog does.
+// N is the manifest id: the batch id plus the owner record's offset (0 but
+// for a query that took the sink over).
 type files struct {
 	out    gateway.Store
 	url    string
@@ -28,6 +30,7 @@ type files struct {
 	latest int64 // latest manifest id, -1 for none
 	all    []checkpoint.SinkFileStatus
 	loaded bool
+	own    ownership
 	env    Env
 }
 
@@ -36,7 +39,12 @@ func newFiles(ctx context.Context, s *spec.Spec, env Env) (*files, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sink.path %s: %w", s.Sink.Path, err)
 	}
-	return &files{out: out, url: strings.TrimSuffix(u, "/"), format: s.Sink.Format, latest: -1, env: env}, nil
+	f := &files{out: out, url: strings.TrimSuffix(u, "/"), format: s.Sink.Format, latest: -1, env: env}
+	if err := f.claimOwnership(ctx); err != nil {
+		gateway.Close(out)
+		return nil, err
+	}
+	return f, nil
 }
 
 func (f *files) Identity() map[string]string {
@@ -76,7 +84,11 @@ func (f *files) Commit(ctx context.Context, batch int64, rows []row.Row) (Result
 	if err := f.load(ctx); err != nil {
 		return Result{}, err
 	}
-	if batch <= f.latest {
+	mid, err := f.manifestID(ctx, batch)
+	if err != nil {
+		return Result{}, err
+	}
+	if mid <= f.latest {
 		return Result{Skipped: true}, nil
 	}
 	var res Result
@@ -86,7 +98,7 @@ func (f *files) Commit(ctx context.Context, batch int64, rows []row.Row) (Result
 		if f.format == "parquet" {
 			var err error
 			if b, err = encodeParquet(rows); err != nil {
-				return Result{}, fmt.Errorf("file sink %s: batch %d: %w", f.url, batch, err)
+				return Result{}, fmt.Errorf("file sink %s: batch %d (manifest %d): %w", f.url, batch, mid, err)
 			}
 		} else {
 			for i := range rows {
@@ -94,7 +106,7 @@ func (f *files) Commit(ctx context.Context, batch int64, rows []row.Row) (Result
 				b = append(b, '\n')
 			}
 		}
-		name := DataFileName(batch, writeID(), f.format)
+		name := DataFileName(mid, writeID(), f.format)
 		if _, err := f.out.Put(ctx, name, b, gateway.IfAbsent()); err != nil {
 			return Result{}, fmt.Errorf("file sink %s: %w", f.url, err)
 		}
@@ -102,27 +114,32 @@ func (f *files) Commit(ctx context.Context, batch int64, rows []row.Row) (Result
 		added = append(added, checkpoint.SinkFileStatus{Path: f.url + "/" + name, Size: int64(len(b)),
 			ModificationTime: f.env.Now().UnixMilli(), BlockReplication: 1, BlockSize: 32 << 20, Action: checkpoint.SinkActionAdd})
 	}
-	name := strconv.FormatInt(batch, 10)
+	name := strconv.FormatInt(mid, 10)
 	entries := added
-	if checkpoint.IsCompactionBatch(batch, checkpoint.DefaultCompactInterval) {
+	if checkpoint.IsCompactionBatch(mid, checkpoint.DefaultCompactInterval) {
 		name += ".compact"
 		entries = append(append([]checkpoint.SinkFileStatus{}, f.all...), added...)
 	}
 	data, err := checkpoint.EncodeFileSinkLog(entries)
 	if err != nil {
-		return Result{}, fmt.Errorf("file sink %s: manifest %d: %w", f.url, batch, err)
+		return Result{}, fmt.Errorf("file sink %s: manifest %d: %w", f.url, mid, err)
 	}
 	key := checkpoint.SinkMetadataDir + "/" + name
 	if _, err := f.out.Put(ctx, key, data, gateway.IfAbsent()); err != nil {
 		if errors.Is(err, gateway.ErrExists) {
 			// committed by an earlier attempt whose answer we lost, or a
-			// zombie's re-run of this batch: either holds this batch's rows
+			// zombie's re-run of this batch: either holds this batch's rows,
+			// unless the sink changed hands since it opened
+			if err := f.lostManifest(ctx, key); err != nil {
+				return Result{}, err
+			}
 			f.loaded = false
 			return Result{Skipped: true}, nil
 		}
 		return Result{}, fmt.Errorf("file sink %s: %w", f.url, err)
 	}
 	f.all = append(f.all, added...)
-	f.latest = batch
+	f.latest = mid
+	f.own.claimed = false
 	return res, nil
 }

@@ -7,6 +7,10 @@
 //     <path>/_spark_metadata/N (Spark's file sink log); a batch whose
 //     manifest exists is skipped. Readers that follow the manifest see each
 //     batch exactly once, even after a crash between data and manifest.
+//     The sink has one owner, recorded create-only in its owner log
+//     <path>/_ckgate/sink-owner/N (checkpoint.SinkOwner): another query is
+//     refused (gateway.ErrInUse) unless Env.Adopt hands the sink over, and
+//     then its batches go after the sink's latest manifest (owner.go).
 //   - http: POSTs the rows with an idempotency key per record and keeps a
 //     ledger of completed effects in the checkpoint (_ckgate/effects/).
 //   - console: prints the rows (not idempotent: for trying things out).
@@ -45,6 +49,11 @@ type Result struct {
 // Env is what a sink needs from the engine.
 type Env struct {
 	QueryID string
+	// CheckpointURL is the checkpoint's canonical location (redacted),
+	// recorded as a file sink's owner.
+	CheckpointURL string
+	// Adopt decides a file sink take-over (nil: every one is refused).
+	Adopt Adopter
 	// Checkpoint is the session's (fenced) view of the checkpoint, for
 	// ledgers under _ckgate/.
 	Checkpoint gateway.Store

@@ -284,3 +284,24 @@ test_exception_silences_one_resource if {
 		with data.ckgate.exceptions as {"CKG-A001": ["s3://b/team/q1"]}
 	fs == set()
 }
+
+# --- CKG-A011 sink-owned-by-another-query
+
+test_a011_sink_owned_by_another_query if {
+	c := object.union(cp, {"sink": {"url": "s3://b/out", "owner_query_id": "q2", "owner_checkpoint": "s3://b/team/q2"}})
+	fs := run([c], [])
+	ids(fs) == {"CKG-A011"}
+	some f in fs
+	f.severity == "warn"
+	contains(f.msg, "owned by query q2")
+}
+
+test_a011_own_sink_passes if {
+	c := object.union(cp, {"sink": {"url": "s3://b/out", "owner_query_id": "q1", "owner_checkpoint": "s3://b/team/q1"}})
+	run([c], []) == set()
+}
+
+test_a011_sink_without_owner_record_passes if {
+	c := object.union(cp, {"sink": {"url": "s3://b/out"}})
+	run([c], []) == set()
+}

@@ -51,3 +51,12 @@ findings contains lib.finding("CKG-A010", cp.url, msg) if {
 	object.get(cp, "error", "") != ""
 	msg := sprintf("could not read checkpoint %s: %s", [cp.url, cp.error])
 }
+
+findings contains lib.finding("CKG-A011", cp.url, msg) if {
+	some cp in input.checkpoints
+	owner := object.get(cp, ["sink", "owner_query_id"], "")
+	owner != ""
+	cp.query_id != ""
+	owner != cp.query_id
+	msg := sprintf("checkpoint %s (query %s) writes file sink %s, which is owned by query %s (checkpoint %s): a run of it is refused on that sink; give it a sink of its own or hand the sink over (ckgate run --adopt-sink, or the owner's fresh start)", [cp.url, cp.query_id, cp.sink.url, owner, object.get(cp, ["sink", "owner_checkpoint"], "")])
+}

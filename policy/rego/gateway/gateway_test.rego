@@ -378,3 +378,60 @@ test_user_warning_does_not_deny if {
 		with data.ckgate.gateway.rules.mine.deny as {{"id": "MY-2", "name": "mine", "severity": "warn", "msg": "hm"}}
 	d.allow
 }
+
+# --- a file sink's owner log (_ckgate/sink-owner/N): create-only, never deleted
+
+sink := "s3://bucket/out/sessions"
+
+sink_put(action, key, cond, principal) := object.union(mutation(action, key, cond, principal), {
+	"path": concat("/", [sink, key]), "location": concat("/", [sink, key]),
+	"root": "", "roots": [], "scope": sink,
+})
+
+test_sink_owner_create_allowed if {
+	d := gateway.decision with input as sink_put("put", "_ckgate/sink-owner/0", "if-absent", job)
+	d.allow
+}
+
+test_sink_owner_overwrite_denied if {
+	d := gateway.decision with input as sink_put("put", "_ckgate/sink-owner/0", "none", job)
+	ids(d) == {"CKG-P003"}
+}
+
+test_sink_owner_delete_denied if {
+	d := gateway.decision with input as sink_put("delete", "_ckgate/sink-owner/3", "none", job)
+	ids(d) == {"CKG-P002"}
+}
+
+test_sink_owner_created_outside_writer_session_denied if {
+	inp := object.union(sink_put("put", "_ckgate/sink-owner/1", "if-absent", job), {"writer_session": false})
+	d := gateway.decision with input as inp
+	"CKG-P006" in ids(d)
+}
+
+# --- CKG-P013 sink-adoption
+
+adopt(principal, query_id) := {
+	"action": "adopt_sink",
+	"location": sink,
+	"path": sink,
+	"root": root,
+	"principal": principal,
+	"checkpoint": {"query_id": query_id},
+	"sink": {"owner": {"query_id": "q0", "checkpoint": "s3://bucket/team/q0"}, "latest_batch": 9, "handover": "adopt-sink"},
+}
+
+test_p013_job_adopts_sink_allowed if {
+	d := gateway.decision with input as adopt(job, "q1")
+	d.allow
+}
+
+test_p013_housekeeping_adopts_sink_denied if {
+	d := gateway.decision with input as adopt({"id": "cron", "kind": "housekeeping"}, "q1")
+	ids(d) == {"CKG-P013"}
+}
+
+test_p013_adopt_without_query_id_denied if {
+	d := gateway.decision with input as adopt(job, "")
+	ids(d) == {"CKG-P013"}
+}

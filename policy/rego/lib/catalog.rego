@@ -21,13 +21,13 @@ rules := {
 		"name": "job-deletes-log-entry",
 		"severity": "deny",
 		"scope": "gateway",
-		"description": "A job principal never deletes a log entry (offsets/N, commits/N, sources/S/N, metadata, _spark_metadata/N).",
+		"description": "A job principal never deletes a log entry (offsets/N, commits/N, sources/S/N, metadata, _spark_metadata/N, a file sink's _ckgate/sink-owner/N).",
 	},
 	"CKG-P003": {
 		"name": "log-entry-overwrite",
 		"severity": "deny",
 		"scope": "gateway",
-		"description": "No principal overwrites a log entry: a put with condition none or if-match on an existing offsets/N, commits/N, sources/S/N, metadata or _spark_metadata/N of any checkpoint root above it.",
+		"description": "No principal overwrites a log entry: a put with condition none or if-match on an existing offsets/N, commits/N, sources/S/N, metadata or _spark_metadata/N of any checkpoint root above it, or a file sink's _ckgate/sink-owner/N.",
 	},
 	"CKG-P004": {
 		"name": "delete-under-checkpoint",
@@ -82,6 +82,12 @@ rules := {
 		"severity": "deny",
 		"scope": "open",
 		"description": "Opening a checkpoint states the query id it is opened for.",
+	},
+	"CKG-P013": {
+		"name": "sink-adoption",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "Only a job principal, for a query with an id, takes over a file sink that another query or Spark wrote (run --adopt-sink, or the new root of the owner's fresh start).",
 	},
 	"CKG-A001": {
 		"name": "lifecycle-expires-checkpoint",
@@ -142,5 +148,11 @@ rules := {
 		"severity": "unknown",
 		"scope": "audit",
 		"description": "A checkpoint whose metadata could not be read: the audit cannot tell which query owns it.",
+	},
+	"CKG-A011": {
+		"name": "sink-owned-by-another-query",
+		"severity": "warn",
+		"scope": "audit",
+		"description": "A checkpoint's file sink (the one its ckgate plan names) is owned by another query (_ckgate/sink-owner/ in the sink): a run of the checkpoint is refused on it.",
 	},
 }

@@ -65,8 +65,9 @@ log_dirs := {"offsets", "commits"}
 log_entry(r) if regex.match(`^(offsets|commits)/[0-9]+$`, r)
 
 # sink_log_entry(path) is true for a file sink's manifest, wherever the sink
-# directory is: .../_spark_metadata/N or .../_spark_metadata/N.compact.
-sink_log_entry(path) if regex.match(`(^|/)_spark_metadata/[0-9]+(\.compact)?$`, path)
+# directory is: .../_spark_metadata/N or .../_spark_metadata/N.compact, and
+# for an entry of its owner log, .../_ckgate/sink-owner/N.
+sink_log_entry(path) if regex.match(`(^|/)(?:_spark_metadata/[0-9]+(\.compact)?|_ckgate/sink-owner/[0-9]+)$`, path)
 
 # is_log_key is true when the input's location is a log entry of any
 # checkpoint root above it (input.roots, not only the nearest one):
