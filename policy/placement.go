@@ -20,6 +20,7 @@ import (
 var (
 	gatewayRulesRef = ast.MustParseRef("data.ckgate.gateway.rules")
 	auditRulesRef   = ast.MustParseRef("data.ckgate.audit.rules")
+	defaultRulesRef = gatewayRulesRef.Append(ast.StringTerm("defaults"))
 )
 
 // checkRulePlacement returns an error naming file:line of every decision
@@ -33,6 +34,11 @@ func checkRulePlacement(modules map[string]*ast.Module) error {
 			continue
 		}
 		pkg := m.Package.Path
+		if pkg.Equal(defaultRulesRef) && !strings.HasPrefix(name, "ckgate:") {
+			errs = append(errs, fmt.Sprintf("%s: package %s is ckgate's own (its rules are read as ckgate builds them): name yours ckgate.gateway.rules.<team>",
+				where(m.Package.Location, name), pkgName(pkg)))
+			continue
+		}
 		for _, r := range m.Rules {
 			head := r.Head.Ref()
 			rule, ok := head[0].Value.(ast.Var)

@@ -161,6 +161,7 @@ var (
 	auditPackage      = ast.MustParseRef("data.ckgate.audit")
 	specialResult     = ast.Var("__ckgate_special__")
 	specialViolations = ast.MustParseRef("data." + specialNamespace + ".ckgate.gateway.violations")
+	violationsRef     = ast.MustParseRef(violationsQuery)
 )
 
 // special is the gateway decision specialised for the known part of an
@@ -247,8 +248,11 @@ func onlyViolations(pq *rego.PartialQueries) error {
 		if bad != nil {
 			return true
 		}
-		if r.HasPrefix(specialViolations) {
-			return true // the violation set, evaluated on every call
+		if r.HasPrefix(specialViolations) || r.HasPrefix(violationsRef) {
+			// the violation set, evaluated on every call (or, in a
+			// comprehension splitting it into denials and warnings,
+			// left as the policy's own rule)
+			return true
 		}
 		if r[0].Equal(ast.InputRootDocument) || r[0].Equal(ast.DefaultRootDocument) {
 			bad = r
