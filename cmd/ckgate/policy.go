@@ -285,21 +285,29 @@ func (e *env) policyEval(c *cli.Context) error {
 		case d.Allow && d.BreakGlass:
 			fmt.Fprintf(e.stdout, "allow (break glass: %s)\n", d.Reason)
 			for _, v := range d.Overridden {
-				fmt.Fprintf(e.stdout, "  overridden %s %s: %s\n", v.ID, v.Name, v.Msg)
+				fmt.Fprintf(e.stdout, "  overridden %s: %s\n", ruleLabel(v), v.Msg)
 			}
 		case d.Allow:
 			fmt.Fprintln(e.stdout, "allow")
 		default:
 			fmt.Fprintln(e.stdout, "deny")
 			for _, v := range d.Deny {
-				fmt.Fprintf(e.stdout, "  %s %s: %s\n", v.ID, v.Name, v.Msg)
+				fmt.Fprintf(e.stdout, "  %s: %s\n", ruleLabel(v), v.Msg)
 			}
 		}
 		for _, v := range d.Warn {
-			fmt.Fprintf(e.stdout, "  warning %s %s: %s\n", v.ID, v.Name, v.Msg)
+			fmt.Fprintf(e.stdout, "  warning %s: %s\n", ruleLabel(v), v.Msg)
 		}
 	}
 	return derr
+}
+
+// ruleLabel is a violation's id, and its name when that says more.
+func ruleLabel(v policy.Violation) string {
+	if v.Name == "" || v.Name == v.ID {
+		return v.ID
+	}
+	return v.ID + " " + v.Name
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -102,7 +102,7 @@ func TestConftestStylePolicyEnforced(t *testing.T) {
 	}
 	ckgate(t, Options{}, in("bin/a.exe"), "policy", "eval", "--policy", pol, "-").wantErr(t, 4, "no executables in the lake")
 	ckgate(t, Options{}, in("a.tmp"), "policy", "eval", "--policy", pol, "-").wantErr(t, 4, "TEAM-007")
-	ckgate(t, Options{}, in("a.bak"), "policy", "eval", "--policy", pol, "-").want(t, 0, "allow", "warning team team: a backup file")
+	ckgate(t, Options{}, in("a.bak"), "policy", "eval", "--policy", pol, "-").want(t, 0, "allow", "warning team: a backup file")
 	ckgate(t, Options{}, in("a.bak"), "policy", "eval", "--format", "json", "--policy", pol, "-").want(t, 0, `"warn": [`, `"severity": "warn"`)
 }
 
