@@ -23,9 +23,11 @@ import (
 // depends on the key: for a job's create-only put, one startswith.
 //
 // The specialisation keeps the policy's answer whole:
-//   - the residual is the violation set (data.ckgate.gateway.violations),
-//     evaluated per call with the full input against the policy's own
-//     rules and the support rules partial evaluation wrote;
+//   - the residual is the violation set (data.ckgate.gateway.violations,
+//     denials and warnings alike, so a call with a warning is decided in
+//     full and its warnings reported), evaluated per call with the full
+//     input against the policy's own rules and the support rules partial
+//     evaluation wrote;
 //   - the decision itself is specialised only when, for the known part of
 //     the input, it depends on nothing but the violation set: its residual
 //     then names no input field and no document other than the violations.
