@@ -111,8 +111,8 @@ func failClosed(err error) Decision {
 }
 
 // parseDecision reads {"allow", "deny", "warn", "overridden",
-// "break_glass", "reason"}. Anything else is malformed; an allow without a boolean true
-// never allows.
+// "break_glass", "reason"}. Anything else is malformed; an allow without a
+// boolean true never allows.
 func parseDecision(v ast.Value) (Decision, error) {
 	obj, ok := v.(ast.Object)
 	if !ok {
