@@ -121,3 +121,44 @@ func TestPolicyTestRefusesWhatOPAOrTheGatewayWould(t *testing.T) {
 	ckgate(t, Options{}, "", "policy", "test", unused).wantErr(t, 2, "team.rego:3", "unused argument limit")
 	ckgate(t, Options{}, "", "policy", "test").want(t, 0, "PASS: ") // the defaults pass the strict check
 }
+
+// `run` decides its checkpoint and sink writes with the same rules: a
+// conftest-style deny on the output stops it before any output exists; a
+// warn lets it write and shows the warning for each such file.
+func TestRunConftestStyleRules(t *testing.T) {
+	dir, sp := demoDir(t)
+	pol := filepath.Join(dir, "policy")
+	os.MkdirAll(pol, 0o755)
+	os.WriteFile(filepath.Join(pol, "out.rego"), []byte(`package ckgate.gateway.rules.outfreeze
+
+deny contains msg if {
+	input.action == "put"
+	contains(input.location, "/demo/out/")
+	msg := sprintf("output is frozen: %s", [input.location])
+}
+`), 0o644)
+	r := runCLI(t, dir, "run", "--policy", pol, "--checkpoint", "demo/checkpoint", "--available-now", sp)
+	r.wantErr(t, 4, "rule outfreeze: output is frozen")
+	if got := listTree(t, filepath.Join(dir, "demo", "out")); len(got) != 0 {
+		t.Fatalf("refused sink wrote %v", got)
+	}
+
+	dir, sp = demoDir(t) // a fresh demo: nothing of the refused run's
+	pol = filepath.Join(dir, "policy")
+	os.MkdirAll(pol, 0o755)
+	os.WriteFile(filepath.Join(pol, "out.rego"), []byte(`package ckgate.gateway.rules.outfreeze
+
+warn contains {"msg": "output written during the freeze", "code": "ORG-W1"} if {
+	input.action == "put"
+	contains(input.location, "/demo/out/")
+}
+`), 0o644)
+	r = runCLI(t, dir, "run", "--policy", pol, "--checkpoint", "demo/checkpoint", "--available-now", sp)
+	r.want(t, 0)
+	if !strings.Contains(r.stderr, "ckgate: warning: policy: put file://") || !strings.Contains(r.stderr, "rule ORG-W1 (outfreeze): output written during the freeze") {
+		t.Fatalf("the run's warnings are not shown:\n%s", r.stderr)
+	}
+	if got := listTree(t, filepath.Join(dir, "demo", "out")); len(got) == 0 {
+		t.Fatal("a warned run wrote no output")
+	}
+}
