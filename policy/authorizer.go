@@ -35,6 +35,7 @@ type Authorizer struct {
 	roots   *RootFinder
 	stat    func(ctx context.Context, key string) (gateway.Attrs, error)
 	now     func() time.Time
+	warn    func(Warning)
 
 	// constant parts of every input, built once
 	principal, checkpoint, scopeTerm, planTerm, knownTerm *ast.Term
@@ -104,6 +105,11 @@ func WithWriterSession() AuthorizerOption { return func(a *Authorizer) { a.sessi
 func WithExists(s gateway.Store) AuthorizerOption {
 	return func(a *Authorizer) { a.stat = s.Stat }
 }
+
+// WithWarn calls f with the warnings of every allowed decision that has
+// some (rules of severity warn: a conftest-style `warn`, a violation of
+// severity warn), after they are in the decision log.
+func WithWarn(f func(Warning)) AuthorizerOption { return func(a *Authorizer) { a.warn = f } }
 
 // NewAuthorizer returns the Authorizer for principal p writing below
 // scope (a canonical location, e.g. "s3://bucket/team/q1"), with what is
@@ -383,6 +389,7 @@ func (a *Authorizer) rootTerms(k string, roots []string) (*ast.Term, *ast.Term) 
 // that cannot be recorded in the decision log is refused.
 func (a *Authorizer) finish(d Decision, action, key, path, root string, start time.Time) (Decision, error) {
 	if a.log == nil && d.Allow && !d.BreakGlass {
+		a.warned(d, action, key, path)
 		return d, nil
 	}
 	rec := DecisionRecord{
@@ -409,6 +416,9 @@ func (a *Authorizer) finish(d Decision, action, key, path, root string, start ti
 	for _, v := range vs {
 		rec.Messages = append(rec.Messages, v.ID+": "+v.Msg)
 	}
+	for _, v := range d.Warn {
+		rec.Warnings = append(rec.Warnings, v.ID+": "+v.Msg)
+	}
 	if d.Allow && d.BreakGlass && a.log == nil {
 		d = Decision{Deny: []Violation{{ID: RuleFailClosed, Name: "fail-closed", Severity: "deny",
 			Msg: fmt.Sprintf("break glass by %s (overriding %s) needs a decision log to record it", a.p.ID, strings.Join(d.Rules(), ", "))}}}
@@ -422,9 +432,17 @@ func (a *Authorizer) finish(d Decision, action, key, path, root string, start ti
 			Msg: "break glass could not be recorded in the decision log: " + err.Error()}}}
 	}
 	if d.Allow {
+		a.warned(d, action, key, path)
 		return d, nil
 	}
 	return d, &DeniedError{Action: action, Path: path, DecisionID: rec.DecisionID, Violations: d.Deny, Err: d.Err}
+}
+
+// warned reports an allowed decision's warnings.
+func (a *Authorizer) warned(d Decision, action, key, path string) {
+	if a.warn != nil && len(d.Warn) > 0 {
+		a.warn(Warning{Action: action, Key: key, Path: path, Violations: d.Warn})
+	}
 }
 
 // Evaluate decides in, records the decision in log (nil: none) and returns

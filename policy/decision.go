@@ -35,6 +35,9 @@ type Decision struct {
 	Allow bool
 	// Deny lists the rules that refuse; empty when allowed.
 	Deny []Violation
+	// Warn lists the rules of severity warn that hit: reported, never
+	// refusing.
+	Warn []Violation
 	// Overridden lists the rules an admin's break glass overrode.
 	Overridden []Violation
 	BreakGlass bool
@@ -107,9 +110,9 @@ func failClosed(err error) Decision {
 	}}}
 }
 
-// parseDecision reads {"allow", "deny", "overridden", "break_glass",
-// "reason"}. Anything else is malformed; an allow without a boolean true
-// never allows.
+// parseDecision reads {"allow", "deny", "warn", "overridden",
+// "break_glass", "reason"}. Anything else is malformed; an allow without a
+// boolean true never allows.
 func parseDecision(v ast.Value) (Decision, error) {
 	obj, ok := v.(ast.Object)
 	if !ok {
@@ -123,6 +126,10 @@ func parseDecision(v ast.Value) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("policy decision deny: %w", err)
 	}
+	warn, err := parseViolations(obj.Get(keyTerm("warn")))
+	if err != nil {
+		return Decision{}, fmt.Errorf("policy decision warn: %w", err)
+	}
 	over, err := parseViolations(obj.Get(keyTerm("overridden")))
 	if err != nil {
 		return Decision{}, fmt.Errorf("policy decision overridden: %w", err)
@@ -135,7 +142,7 @@ func parseDecision(v ast.Value) (Decision, error) {
 	if !allow && len(deny) == 0 {
 		deny = []Violation{{ID: RuleFailClosed, Name: "fail-closed", Severity: "deny", Msg: "the policy refused without naming a rule"}}
 	}
-	return Decision{Allow: allow, Deny: deny, Overridden: over, BreakGlass: bg, Reason: reason}, nil
+	return Decision{Allow: allow, Deny: deny, Warn: warn, Overridden: over, BreakGlass: bg, Reason: reason}, nil
 }
 
 func keyTerm(k string) *ast.Term {
@@ -207,6 +214,37 @@ func parseViolations(t *ast.Term) ([]Violation, error) {
 	return out, nil
 }
 
+// Warning is an allowed decision's warnings (Decision.Warn), as an
+// Authorizer reports them (WithWarn).
+type Warning struct {
+	Action     string
+	Key        string
+	Path       string // the canonical location
+	Violations []Violation
+}
+
+// String names the mutation and every warning rule with its message.
+func (w Warning) String() string {
+	return fmt.Sprintf("%s %s: %s", w.Action, gateway.Redact(w.Path), violationList(w.Violations))
+}
+
+// violationList is "rule ID (name): msg; ...".
+func violationList(vs []Violation) string {
+	var b strings.Builder
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "rule %s", v.ID)
+		if v.Name != "" && v.Name != v.ID {
+			fmt.Fprintf(&b, " (%s)", v.Name)
+		}
+		b.WriteString(": ")
+		b.WriteString(v.Msg)
+	}
+	return b.String()
+}
+
 // DeniedError is a policy refusal. errors.Is(err, gateway.ErrDenied) holds;
 // the message names every rule that refused.
 type DeniedError struct {
@@ -218,22 +256,10 @@ type DeniedError struct {
 }
 
 func (e *DeniedError) Error() string {
-	var b strings.Builder
-	for i, v := range e.Violations {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		fmt.Fprintf(&b, "rule %s", v.ID)
-		if v.Name != "" && v.Name != v.ID {
-			fmt.Fprintf(&b, " (%s)", v.Name)
-		}
-		b.WriteString(": ")
-		b.WriteString(v.Msg)
-	}
 	if len(e.Violations) == 0 {
-		fmt.Fprintf(&b, "%s %s refused", e.Action, e.Path)
+		return fmt.Sprintf("%s %s refused", e.Action, e.Path)
 	}
-	return b.String()
+	return violationList(e.Violations)
 }
 
 // Is makes errors.Is(err, gateway.ErrDenied) true.

@@ -23,8 +23,10 @@ type DecisionRecord struct {
 	Result     string    `json:"result"` // allow or deny
 	// Rules are the ids of the denying rules, or of the rules a break glass
 	// overrode.
-	Rules      []string `json:"rules,omitempty"`
-	Messages   []string `json:"messages,omitempty"`
+	Rules    []string `json:"rules,omitempty"`
+	Messages []string `json:"messages,omitempty"`
+	// Warnings are "ID: msg" of the rules of severity warn that hit.
+	Warnings   []string `json:"warnings,omitempty"`
 	BreakGlass bool     `json:"break_glass,omitempty"`
 	Reason     string   `json:"reason,omitempty"`
 	Error      string   `json:"error,omitempty"`

@@ -58,9 +58,16 @@
 //
 // Every default rule has a stable id (CKG-Pnnn for the gateway, CKG-Annn
 // for the audit), a name, a severity and a message; Rules lists them. User
-// rules are Rego packages under ckgate.gateway.rules (a set `deny` of
-// {id, name, severity, msg}) or ckgate.audit.rules (a set `findings` of
-// {id, name, severity, resource, msg}).
+// rules are Rego packages ckgate.gateway.rules.NAME, with a set `deny` and
+// a set `warn` of ckgate's violations ({id, name, severity, msg}) or of
+// conftest-style messages (strings, or objects with "msg" and "code"),
+// or packages ckgate.audit.rules.NAME with a set `findings` of {id, name,
+// severity, resource, msg}. A denial refuses; a warning is reported
+// (Decision.Warn, WithWarn, the decision log) and allows. A decision rule
+// anywhere else (conftest's package main, a nested package, a deny that is
+// not a set) is refused when the policy loads, by New and RunTests alike,
+// and RunTests (`ckgate policy test`) compiles as `opa check --strict`.
+// See docs/policy.md.
 //
 // # Errors
 //

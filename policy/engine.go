@@ -85,40 +85,11 @@ type Rule struct {
 
 // New loads and compiles the policies and prepares the queries once.
 func New(ctx context.Context, o Options) (*Engine, error) {
-	modules := map[string]*ast.Module{}
-	defaults := map[string]*ast.Module{}
-	data := map[string]any{}
-	if !o.NoDefaults {
-		res, err := loader.NewFileLoader().WithFS(defaultPolicies).WithRegoVersion(ast.RegoV1).
-			Filtered([]string{"rego"}, skipTests)
-		if err != nil {
-			return nil, fmt.Errorf("policy: default policies: %w", err)
-		}
-		addModules(modules, res, "ckgate:")
-		maps.Copy(defaults, modules)
-		if err := mergeData(data, res.Documents, "default policies"); err != nil {
-			return nil, err
-		}
+	l, err := load(loadOptions{noDefaults: o.NoDefaults, dirs: o.PolicyDirs, dataFiles: o.DataFiles})
+	if err != nil {
+		return nil, err
 	}
-	for _, dir := range o.PolicyDirs {
-		res, err := loader.NewFileLoader().WithRegoVersion(ast.RegoV1).Filtered([]string{dir}, skipTests)
-		if err != nil {
-			return nil, fmt.Errorf("policy: --policy %s: %w", dir, err)
-		}
-		addModules(modules, res, "")
-		if err := mergeData(data, res.Documents, dir); err != nil {
-			return nil, err
-		}
-	}
-	for _, file := range o.DataFiles {
-		docs, err := LoadData(file)
-		if err != nil {
-			return nil, err
-		}
-		if err := mergeData(data, docs, file); err != nil {
-			return nil, err
-		}
-	}
+	modules, defaults, data := l.modules, l.defaults, l.data
 	if o.Data != nil {
 		var extra any = o.Data
 		if err := util.RoundTrip(&extra); err != nil {
@@ -152,7 +123,6 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 		user, err := e.checkEquality(ast.NewObject())
 		return !user && err == nil
 	})
-	var err error
 	if e.gateway, err = prepare(ctx, compiler, store, gatewayQuery); err != nil {
 		return nil, err
 	}

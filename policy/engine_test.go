@@ -28,7 +28,7 @@ func engine(t testing.TB, o policy.Options) *policy.Engine {
 }
 
 // writeFiles writes name → content under a new temp dir and returns it.
-func writeFiles(t *testing.T, files map[string]string) string {
+func writeFiles(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {

@@ -34,6 +34,8 @@ type GuardConfig struct {
 	// Roots, when set, is shared by the guards of one command (each store
 	// it writes), so that what one learns protects the others.
 	Roots *RootFinder
+	// Warn, when set, is told every allowed write's warnings (WithWarn).
+	Warn func(Warning)
 }
 
 // Guard returns s with every Put and Delete decided by the policy on the
@@ -81,6 +83,9 @@ func Guard(s gateway.Store, cfg GuardConfig) (gateway.Store, *Authorizer, error)
 	}
 	if cfg.WriterSession {
 		opts = append(opts, WithWriterSession())
+	}
+	if cfg.Warn != nil {
+		opts = append(opts, WithWarn(cfg.Warn))
 	}
 	a := NewAuthorizer(cfg.Engine, cfg.Principal, scope, cfg.Facts, cfg.Log, opts...)
 	return gateway.WithAuthorizer(s, a), a, nil

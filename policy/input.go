@@ -160,7 +160,7 @@ func init() {
 		"checkpoint", "plan", "known_queries", "id", "kind", "reason", "query_id", "metadata_query_id",
 		"latest_batch", "retain_from", "obsolete",
 		// the decision's and its violations' keys
-		"allow", "deny", "overridden", "break_glass", "name", "severity", "msg"} {
+		"allow", "deny", "warn", "overridden", "break_glass", "name", "severity", "msg"} {
 		keyTerms[k] = ast.StringTerm(k)
 	}
 }

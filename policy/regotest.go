@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/tester"
 )
@@ -41,43 +40,28 @@ type TestResult struct {
 func (t TestResult) Failed() bool { return !t.Pass && !t.Skip }
 
 // RunTests runs the Rego unit tests (rules named test_*) of the default
-// policies and of o.Dirs. An error means the tests could not run (a file
-// that does not parse, a module that does not compile).
+// policies and of o.Dirs, over the modules and data the engine (New)
+// loads from the same directories. An error means the tests could not
+// run: a file that does not parse, a module that does not compile or
+// fails the strict check (see Check), a decision rule the gateway would
+// never read.
 func RunTests(ctx context.Context, o TestOptions) ([]TestResult, error) {
-	modules := map[string]*ast.Module{}
-	data := map[string]any{}
-	if !o.NoDefaults {
-		res, err := loader.NewFileLoader().WithFS(defaultPolicies).WithRegoVersion(ast.RegoV1).All([]string{"rego"})
-		if err != nil {
-			return nil, fmt.Errorf("policy: default policies: %w", err)
-		}
-		addModules(modules, res, "ckgate:")
+	l, err := load(o.loadOptions())
+	if err != nil {
+		return nil, err
 	}
-	for _, dir := range o.Dirs {
-		res, err := loader.NewFileLoader().WithRegoVersion(ast.RegoV1).WithProcessAnnotation(true).All([]string{dir})
-		if err != nil {
-			return nil, fmt.Errorf("policy: %s: %w", dir, err)
-		}
-		addModules(modules, res, "")
-		if err := mergeData(data, res.Documents, dir); err != nil {
-			return nil, err
-		}
+	if err := canonicalQueries(l.data); err != nil {
+		return nil, err
 	}
-	for _, file := range o.DataFiles {
-		docs, err := LoadData(file)
-		if err != nil {
-			return nil, err
-		}
-		if err := mergeData(data, docs, file); err != nil {
-			return nil, err
-		}
+	if err := strictCheck(ctx, l.modules); err != nil {
+		return nil, err
 	}
-	r := tester.NewRunner().SetStore(inmem.NewFromObject(data)).CapturePrintOutput(true).
+	r := tester.NewRunner().SetStore(inmem.NewFromObject(l.data)).CapturePrintOutput(true).
 		RaiseBuiltinErrors(true).SetDefaultRegoVersion(ast.RegoV1)
 	if o.Run != "" {
 		r = r.Filter(o.Run)
 	}
-	ch, err := r.Run(ctx, modules)
+	ch, err := r.Run(ctx, l.modules)
 	if err != nil {
 		return nil, fmt.Errorf("policy: tests: %w", err)
 	}

@@ -23,9 +23,11 @@ import (
 // depends on the key: for a job's create-only put, one startswith.
 //
 // The specialisation keeps the policy's answer whole:
-//   - the residual is the violation set (data.ckgate.gateway.violations),
-//     evaluated per call with the full input against the policy's own
-//     rules and the support rules partial evaluation wrote;
+//   - the residual is the violation set (data.ckgate.gateway.violations,
+//     denials and warnings alike, so a call with a warning is decided in
+//     full and its warnings reported), evaluated per call with the full
+//     input against the policy's own rules and the support rules partial
+//     evaluation wrote;
 //   - the decision itself is specialised only when, for the known part of
 //     the input, it depends on nothing but the violation set: its residual
 //     then names no input field and no document other than the violations.
@@ -161,6 +163,7 @@ var (
 	auditPackage      = ast.MustParseRef("data.ckgate.audit")
 	specialResult     = ast.Var("__ckgate_special__")
 	specialViolations = ast.MustParseRef("data." + specialNamespace + ".ckgate.gateway.violations")
+	violationsRef     = ast.MustParseRef(violationsQuery)
 )
 
 // special is the gateway decision specialised for the known part of an
@@ -247,8 +250,11 @@ func onlyViolations(pq *rego.PartialQueries) error {
 		if bad != nil {
 			return true
 		}
-		if r.HasPrefix(specialViolations) {
-			return true // the violation set, evaluated on every call
+		if r.HasPrefix(specialViolations) || r.HasPrefix(violationsRef) {
+			// the violation set, evaluated on every call (or, in a
+			// comprehension splitting it into denials and warnings,
+			// left as the policy's own rule)
+			return true
 		}
 		if r[0].Equal(ast.InputRootDocument) || r[0].Equal(ast.DefaultRootDocument) {
 			bad = r

@@ -15,6 +15,9 @@ import (
 // above the store's root; the returned close function closes it.
 func (e *env) guard(ctx context.Context, c *cli.Context, s gateway.Store, cfg policy.GuardConfig) (gateway.Store, func(), error) {
 	done := func() {}
+	if cfg.Warn == nil {
+		cfg.Warn = e.policyWarning
+	}
 	curl, err := gateway.ContainerURL(cfg.StoreURL)
 	if err != nil {
 		return nil, nil, &InputError{Err: err}

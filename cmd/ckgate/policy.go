@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -23,8 +24,11 @@ func (e *env) policyCommand() *cli.Command {
 		Usage:     "test, list and evaluate the OPA policies that decide every mutation and the audit",
 		Description: "ckgate decides every put and delete through the gateway, every checkpoint open and every\n" +
 			"audit finding with OPA (Rego v1). The default policies are built in; add your own with\n" +
-			"--policy DIR (packages ckgate.gateway.rules.NAME with a set `deny`, or\n" +
-			"ckgate.audit.rules.NAME with a set `findings`) and data with --data FILE.",
+			"--policy DIR and data with --data FILE. The gateway reads the sets `deny` (refuse) and `warn`\n" +
+			"(report, allow) of packages ckgate.gateway.rules.NAME, written ckgate's way or conftest's\n" +
+			"(`deny contains msg if ...`, msg a string or {\"msg\", \"code\"}); the audit reads the set\n" +
+			"`findings` of packages ckgate.audit.rules.NAME. A decision rule anywhere else (conftest's\n" +
+			"package main) is refused when the policy loads. See docs/policy.md.",
 		Subcommands: []*cli.Command{
 			e.policyTestCommand(),
 			e.policyRulesCommand(),
@@ -80,6 +84,17 @@ func (e *env) policyAndLog(c *cli.Context) (*policy.Engine, *policy.DecisionLog,
 	return eng, log, closeLog, nil
 }
 
+// warnMu keeps the warnings of concurrent writes one line each.
+var warnMu sync.Mutex
+
+// policyWarning shows an allowed write's policy warnings (rules of
+// severity warn) on stderr.
+func (e *env) policyWarning(w policy.Warning) {
+	warnMu.Lock()
+	defer warnMu.Unlock()
+	fmt.Fprintf(e.stderr, "ckgate: warning: policy: %s\n", w)
+}
+
 // principalID is --principal, or the OS user when it is not given.
 func principalID(c *cli.Context) string {
 	if id := c.String("principal"); id != "" {
@@ -94,8 +109,11 @@ func (e *env) policyTestCommand() *cli.Command {
 		Usage:     "run the Rego unit tests of the default policies and of DIR, as `opa test` does",
 		ArgsUsage: "[DIR...]",
 		Description: "Runs every rule named test_* in the default policies and in the Rego files under each DIR\n" +
-			"(JSON and YAML files there are data, placed as `opa test` places them). Exits 1 when a test\n" +
-			"fails and 2 when a file does not parse or compile.",
+			"(JSON and YAML files there are data, placed as `opa test` places them), over the policy the\n" +
+			"gateway enforces. Every module is compiled as `opa check --strict` compiles it (unused\n" +
+			"arguments, imports and locals are errors naming FILE:LINE), and a decision rule the gateway\n" +
+			"would never read is refused. Exits 1 when a test fails and 2 when a file does not parse,\n" +
+			"compile or pass those checks.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "data", Usage: "merge the JSON or YAML document `FILE` into data (repeatable)"},
 			&cli.BoolFlag{Name: "no-defaults", Usage: "leave out the default policies and their tests"},
@@ -218,6 +236,7 @@ func (e *env) policyEvalCommand() *cli.Command {
 type evalOutput struct {
 	Allow      bool               `json:"allow"`
 	Deny       []policy.Violation `json:"deny"`
+	Warn       []policy.Violation `json:"warn,omitempty"`
 	Overridden []policy.Violation `json:"overridden,omitempty"`
 	BreakGlass bool               `json:"break_glass,omitempty"`
 	Reason     string             `json:"reason,omitempty"`
@@ -250,7 +269,7 @@ func (e *env) policyEval(c *cli.Context) error {
 	if cerr := closeLog(); cerr != nil && derr == nil {
 		derr = fmt.Errorf("--decision-log: %w", cerr)
 	}
-	out := evalOutput{Allow: d.Allow, Deny: d.Deny, Overridden: d.Overridden, BreakGlass: d.BreakGlass, Reason: d.Reason}
+	out := evalOutput{Allow: d.Allow, Deny: d.Deny, Warn: d.Warn, Overridden: d.Overridden, BreakGlass: d.BreakGlass, Reason: d.Reason}
 	if out.Deny == nil {
 		out.Deny = []policy.Violation{}
 	}
@@ -266,18 +285,29 @@ func (e *env) policyEval(c *cli.Context) error {
 		case d.Allow && d.BreakGlass:
 			fmt.Fprintf(e.stdout, "allow (break glass: %s)\n", d.Reason)
 			for _, v := range d.Overridden {
-				fmt.Fprintf(e.stdout, "  overridden %s %s: %s\n", v.ID, v.Name, v.Msg)
+				fmt.Fprintf(e.stdout, "  overridden %s: %s\n", ruleLabel(v), v.Msg)
 			}
 		case d.Allow:
 			fmt.Fprintln(e.stdout, "allow")
 		default:
 			fmt.Fprintln(e.stdout, "deny")
 			for _, v := range d.Deny {
-				fmt.Fprintf(e.stdout, "  %s %s: %s\n", v.ID, v.Name, v.Msg)
+				fmt.Fprintf(e.stdout, "  %s: %s\n", ruleLabel(v), v.Msg)
 			}
+		}
+		for _, v := range d.Warn {
+			fmt.Fprintf(e.stdout, "  warning %s: %s\n", ruleLabel(v), v.Msg)
 		}
 	}
 	return derr
+}
+
+// ruleLabel is a violation's id, and its name when that says more.
+func ruleLabel(v policy.Violation) string {
+	if v.Name == "" || v.Name == v.ID {
+		return v.ID
+	}
+	return v.ID + " " + v.Name
 }
 
 func writeJSON(w io.Writer, v any) error {

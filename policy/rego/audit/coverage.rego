@@ -3,9 +3,9 @@ package ckgate.audit.coverage
 
 # applies: the bucket configuration b is the one of checkpoint cp's bucket
 # (a configuration or a checkpoint without a bucket name matches any).
-applies(b, cp) if object.get(b, "bucket", "") == ""
+applies(b, _) if object.get(b, "bucket", "") == ""
 
-applies(b, cp) if object.get(cp, "bucket", "") == ""
+applies(_, cp) if object.get(cp, "bucket", "") == ""
 
 applies(b, cp) if b.bucket == cp.bucket
 
@@ -62,7 +62,7 @@ prefix_hits(scope, p, cp) if {
 	startswith(q, k)
 }
 
-prefix_ok(scope, cp) if count(object.get(scope, "prefixes", [])) == 0
+prefix_ok(scope, _) if count(object.get(scope, "prefixes", [])) == 0
 
 prefix_ok(scope, cp) if {
 	some p in scope.prefixes

@@ -435,3 +435,35 @@ test_p013_adopt_without_query_id_denied if {
 	d := gateway.decision with input as adopt(job, "")
 	ids(d) == {"CKG-P013"}
 }
+
+# --- conftest-style rules: string and object messages, warn
+
+test_user_string_deny_denies if {
+	d := gateway.decision with input as mutation("put", "state/x", "none", job)
+		with data.ckgate.gateway.rules.mine.deny as {"no state today"}
+	not d.allow
+	d.deny == {{"id": "mine", "name": "mine", "severity": "deny", "msg": "no state today"}}
+}
+
+test_user_object_deny_is_named_by_its_code if {
+	d := gateway.decision with input as mutation("put", "state/x", "none", job)
+		with data.ckgate.gateway.rules.mine.deny as {{"msg": "no", "code": "TEAM-1", "details": {"k": 1}}}
+	not d.allow
+	ids(d) == {"TEAM-1"}
+}
+
+test_user_warn_allows_and_is_reported if {
+	d := gateway.decision with input as mutation("put", "state/x", "none", job)
+		with data.ckgate.gateway.rules.mine.warn as {"hm"}
+	d.allow
+	count(d.deny) == 0
+	d.warn == {{"id": "mine", "name": "mine", "severity": "warn", "msg": "hm"}}
+}
+
+test_user_warn_is_no_break_glass if {
+	d := gateway.decision with input as mutation("put", "notes.txt", "if-absent", admin("INC-1"))
+		with data.ckgate.gateway.rules.mine.warn as {"hm"}
+	d.allow
+	not d.break_glass
+	count(d.warn) == 1
+}

@@ -14,6 +14,49 @@ violation(id, msg) := {
 	"msg": msg,
 }
 
+# entry is element d of the set kind ("deny" or "warn") of the package
+# ckgate.gateway.rules.<pkg>, as a violation {id, name, severity, msg}:
+# ckgate's own (built by violation) as it is; a conftest-style message (a
+# string, or an object with "msg" and "code" or "id", other fields aside)
+# named by its code, or by the package. It is defined, and cannot fail, for
+# every value: anything else is a violation of the package showing it.
+entry(pkg, kind, d) := {
+	"id": text(d, "id", text(d, "code", pkg)),
+	"name": text(d, "name", pkg),
+	"severity": entry_severity(kind, d),
+	"msg": text(d, "msg", shown(d)),
+} if is_object(d)
+
+entry(pkg, kind, d) := {"id": pkg, "name": pkg, "severity": kind, "msg": d} if {
+	is_string(d)
+	d != ""
+}
+
+entry(pkg, kind, d) := {"id": pkg, "name": pkg, "severity": kind, "msg": shown(d)} if {
+	not is_object(d)
+	not nonempty_string(d)
+}
+
+# shown is a value that is no message, shown as one.
+shown(d) := "(an empty message)" if d == ""
+
+else := sprintf("%v", [d])
+
+# text is the non-empty string d[k], or fallback.
+text(d, k, fallback) := d[k] if nonempty_string(d[k])
+
+else := fallback
+
+nonempty_string(s) if {
+	is_string(s)
+	s != ""
+}
+
+# entry_severity: an object's own "deny" or "warn" wins over its set's.
+entry_severity(kind, d) := d.severity if d.severity in {"deny", "warn"}
+
+else := kind
+
 # finding builds an audit finding about resource.
 finding(id, resource, msg) := {
 	"id": id,

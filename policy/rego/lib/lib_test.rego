@@ -52,3 +52,13 @@ test_every_catalogue_entry_is_complete if {
 		regex.match(`^CKG-[PA][0-9]{3}$`, id)
 	}
 }
+
+test_entry_of_each_shape if {
+	lib.entry("p", "deny", "m") == {"id": "p", "name": "p", "severity": "deny", "msg": "m"}
+	lib.entry("p", "warn", {"msg": "m", "code": "C"}) == {"id": "C", "name": "p", "severity": "warn", "msg": "m"}
+	lib.entry("p", "deny", {"msg": "m", "id": "I", "code": "C", "name": "n"}) == {"id": "I", "name": "n", "severity": "deny", "msg": "m"}
+	lib.entry("p", "deny", {"msg": "m", "severity": "warn"}).severity == "warn"
+	lib.entry("p", "deny", 5) == {"id": "p", "name": "p", "severity": "deny", "msg": "5"}
+	lib.entry("p", "deny", "").msg == "(an empty message)"
+	lib.entry("p", "deny", {"msg": 3}).msg == `{"msg": 3}`
+}
