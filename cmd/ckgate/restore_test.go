@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,4 +208,33 @@ func TestRestoreInterrupted(t *testing.T) {
 	r.want(t, 0, "completed an earlier restore")
 	sameFiles(t, filepath.Join(dir, "ck"), dest)
 	runCLI(t, dir, "run", "--checkpoint", "restored", "--available-now", sp).want(t, 0)
+}
+
+// Archive, verify and restore on S3 (versitygw): the archive and the
+// restored root in one bucket, and a restore from it back to the disk.
+func TestRestoreS3(t *testing.T) {
+	emu := s3Emulator(t)
+	q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
+	b := bucketName()
+	at := func(p string) string { return "s3://" + b + "/" + p + "?" + q }
+	ckgate(t, Options{}, "", "store", "mb", "s3://"+b+"?"+q).want(t, 0)
+	src := filepath.Join(t.TempDir(), "ck")
+	if err := os.CopyFS(src, os.DirFS(restoreFixture)); err != nil {
+		t.Fatal(err)
+	}
+	ckgate(t, Options{}, "", "archive", src, at("backups/q1")).want(t, 0, "verified")
+	ckgate(t, Options{}, "", "archive", "verify", at("backups/q1")).want(t, 0, "every file matches")
+	ckgate(t, Options{}, "", "restore", at("backups/q1"), at("team/q1")).want(t, 0, "restored", "verified")
+	ckgate(t, Options{}, "", "restore", at("backups/q1"), at("team/q1")).wantErr(t, 3, "restored here already")
+	want, got := inspected(t, src), inspected(t, at("team/q1"))
+	if got.QueryID != want.QueryID || !jsonEqual(got.Batches, want.Batches) {
+		t.Fatalf("inspect: restored %+v\nsource %+v", got, want)
+	}
+	local := filepath.Join(t.TempDir(), "back")
+	ckgate(t, Options{}, "", "restore", at("backups/q1"), local).want(t, 0, "restored")
+	sameFiles(t, src, local)
+	// An object changed in the archive: verify and restore name it.
+	ckgate(t, Options{}, "x", "store", "put", "-", at("backups/q1"), "stray").want(t, 0)
+	ckgate(t, Options{}, "", "archive", "verify", at("backups/q1")).wantErr(t, 1, "stray")
+	ckgate(t, Options{}, "", "restore", at("backups/q1"), at("team/q2")).wantErr(t, 1, "stray", "nothing was restored")
 }
