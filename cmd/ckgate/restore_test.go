@@ -238,3 +238,34 @@ func TestRestoreS3(t *testing.T) {
 	ckgate(t, Options{}, "", "archive", "verify", at("backups/q1")).wantErr(t, 1, "stray")
 	ckgate(t, Options{}, "", "restore", at("backups/q1"), at("team/q2")).wantErr(t, 1, "stray", "nothing was restored")
 }
+
+// Findings that send the user to an archive name the command that
+// restores one, and the restore they name works on that checkpoint's
+// archive.
+func TestFindingsNameRestore(t *testing.T) {
+	src, arc := archived(t)
+	if err := os.Remove(filepath.Join(src, "metadata")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "offsets", "1"), []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := ckgate(t, Options{}, "", "inspect", "--format", "json", src)
+	r.wantErr(t, 1)
+	rep := inspectJSON(t, r)
+	n := 0
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Next, "from an archive") {
+			n++
+			if !strings.Contains(f.Next, "ckgate restore ARCHIVE DEST") {
+				t.Errorf("%s %s: next step does not name the restore command: %s", f.ID, f.Key, f.Next)
+			}
+		}
+	}
+	if n < 2 {
+		t.Fatalf("%d findings point at an archive: %+v", n, rep.Findings)
+	}
+	dest := filepath.Join(t.TempDir(), "restored")
+	ckgate(t, Options{}, "", "restore", arc, dest).want(t, 0, "restored")
+	ckgate(t, Options{}, "", "inspect", dest).want(t, 0)
+}
