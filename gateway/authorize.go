@@ -89,3 +89,17 @@ func (s *authorized) Delete(ctx context.Context, key string, c Cond) error {
 func (s *authorized) Close() error { return Close(s.inner) }
 
 func (s *authorized) Unwrap() Store { return s.inner }
+
+// Decide asks the authorizer in front of s (WithAuthorizer, found through
+// any decorators) about the write c without making it, so that a
+// multi-step write can be refused before its first step. The decision is
+// made (and logged) like any other. A store without an authorizer allows
+// everything.
+func Decide(ctx context.Context, s Store, c Call) error {
+	a, ok := As[*authorized](s)
+	if !ok {
+		return nil
+	}
+	_, err := a.decide(ctx, c)
+	return err
+}

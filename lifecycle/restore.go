@@ -126,6 +126,13 @@ func Restore(ctx context.Context, arc, dst gateway.Store, opts RestoreOptions) (
 	if err != nil {
 		return nil, err
 	}
+	// metadata is written last; a policy that refuses it (a root inside
+	// another checkpoint's tree) refuses the restore before its first write.
+	if meta != nil {
+		if err := gateway.Decide(ctx, dst, gateway.Call{Op: gateway.OpPut, Key: meta.Key, Cond: gateway.IfAbsent(), Size: meta.Size}); err != nil {
+			return nil, fmt.Errorf("restore into %s: %w", gateway.Redact(opts.Dest), err)
+		}
+	}
 	if have == nil && opts.MakeRoot != nil {
 		if err := opts.MakeRoot(ctx); err != nil {
 			return nil, fmt.Errorf("make %s: %w", gateway.Redact(opts.Dest), err)

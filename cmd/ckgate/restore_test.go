@@ -269,3 +269,37 @@ func TestFindingsNameRestore(t *testing.T) {
 	ckgate(t, Options{}, "", "restore", arc, dest).want(t, 0, "restored")
 	ckgate(t, Options{}, "", "inspect", dest).want(t, 0)
 }
+
+// The policy decides a restore before its first write: DEST inside another
+// checkpoint's tree (its metadata would start a root inside a root), or a
+// rule of the user's, refuses it (exit 4) and nothing is created.
+func TestRestoreDeniedByPolicy(t *testing.T) {
+	src, arc := archived(t)
+	nested := filepath.Join(src, "restored")
+	ckgate(t, Options{}, "", "restore", arc, nested).wantErr(t, 4, "CKG-P007", "metadata")
+	if _, err := os.Lstat(nested); err == nil {
+		t.Fatalf("a refused restore created %s", nested)
+	}
+	pol := t.TempDir()
+	rule := `package ckgate.gateway.rules.no_restore
+
+import data.ckgate.lib
+
+deny contains lib.violation("ORG-002", "restores need a change ticket") if {
+	input.action == "put"
+	input.principal.kind == "archive"
+}
+`
+	if err := os.WriteFile(filepath.Join(pol, "no_restore.rego"), []byte(rule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "r")
+	dlog := filepath.Join(t.TempDir(), "d.jsonl")
+	ckgate(t, Options{}, "", "restore", "--policy", pol, "--decision-log", dlog, arc, dest).wantErr(t, 4, "ORG-002")
+	if _, err := os.Lstat(dest); err == nil {
+		t.Fatalf("a refused restore created %s", dest)
+	}
+	if b, err := os.ReadFile(dlog); err != nil || !strings.Contains(string(b), "ORG-002") {
+		t.Fatalf("decision log %s %v", b, err)
+	}
+}
