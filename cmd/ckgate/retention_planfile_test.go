@@ -47,22 +47,36 @@ func files(t *testing.T, dir string) []string {
 // remove.
 func TestRetentionApplyPlanFile(t *testing.T) {
 	dir := t.TempDir()
-	sp := filesQuery(t, dir, 0, 6)
+	sp := filesQuery(t, dir, 0, 12)
 	runCLI(t, dir, "run", "--checkpoint", "ck", "--available-now", sp).want(t, 0)
-	runCLI(t, dir, "retention", "plan", "--min-batches", "3", "--out", "plan.json", "ck").want(t, 0, "remove")
-	runCLI(t, dir, "retention", "plan", "--min-batches", "3", "--out", "plan.json", "ck").wantErr(t, 3, "plan.json exists")
+	runCLI(t, dir, "retention", "plan", "--min-batches", "2", "--sink", "out", "--out", "plan.json", "ck").want(t, 0, "remove")
+	runCLI(t, dir, "retention", "plan", "--min-batches", "2", "--out", "plan.json", "ck").wantErr(t, 3, "plan.json exists")
 	pf := readRetentionPlan(t, filepath.Join(dir, "plan.json"))
-	if len(pf.Checkpoint.Remove) == 0 || pf.Checkpoint.QueryID == "" {
-		t.Fatalf("plan %+v", pf.Checkpoint)
+	if len(pf.Checkpoint.Remove) == 0 || pf.Checkpoint.QueryID == "" || len(pf.Sinks) != 1 || len(pf.Sinks[0].Remove) == 0 {
+		t.Fatalf("plan %+v", pf)
 	}
 	// More batches commit: a plan made now would remove more.
-	filesQuery(t, dir, 6, 9)
+	filesQuery(t, dir, 12, 15)
 	runCLI(t, dir, "run", "--checkpoint", "ck", "--available-now", sp).want(t, 0)
 	before := files(t, filepath.Join(dir, "ck"))
+	sinkBefore := files(t, filepath.Join(dir, "out"))
 	runCLI(t, dir, "retention", "apply", "--plan", "plan.json", "--min-batches", "2").wantErr(t, 2, "--min-batches with --plan")
 	runCLI(t, dir, "retention", "apply", "--plan", "plan.json", "in").wantErr(t, 2, "the plan is for")
-	runCLI(t, dir, "retention", "apply", "--plan", "plan.json").want(t, 0, "deleted "+itoa(len(pf.Checkpoint.Remove))+" keys")
-	after := files(t, filepath.Join(dir, "ck"))
+	runCLI(t, dir, "retention", "apply", "--plan", "plan.json", "--sink", "in").wantErr(t, 2, "not among --sink")
+	runCLI(t, dir, "retention", "apply", "--plan", "plan.json").want(t, 0, "deleted "+itoa(len(pf.Checkpoint.Remove))+" keys",
+		"sink out: plan", "deleted "+itoa(len(pf.Sinks[0].Remove))+" manifests")
+	wantGone(t, before, files(t, filepath.Join(dir, "ck")), pf.Checkpoint)
+	wantGone(t, sinkBefore, files(t, filepath.Join(dir, "out")), pf.Sinks[0])
+	runCLI(t, dir, "inspect", "ck").want(t, 0)
+	// Applied again: every planned key is gone already.
+	runCLI(t, dir, "retention", "apply", "--plan", "plan.json").want(t, 0, "already gone")
+	runCLI(t, dir, "run", "--checkpoint", "ck", "--available-now", sp).want(t, 0)
+}
+
+// wantGone fails unless the keys in before and not in after are exactly
+// the keys the plan target removes.
+func wantGone(t *testing.T, before, after []string, tg lifecycle.PlanTarget) {
+	t.Helper()
 	var gone []string
 	for _, k := range before {
 		if !slices.Contains(after, k) {
@@ -70,18 +84,14 @@ func TestRetentionApplyPlanFile(t *testing.T) {
 		}
 	}
 	var planned []string
-	for _, p := range pf.Checkpoint.Remove {
+	for _, p := range tg.Remove {
 		planned = append(planned, p.Key)
 	}
 	slices.Sort(gone)
 	slices.Sort(planned)
 	if !slices.Equal(gone, planned) {
-		t.Fatalf("deleted %v\nplanned %v", gone, planned)
+		t.Fatalf("%s: deleted %v\nplanned %v", tg.URL, gone, planned)
 	}
-	runCLI(t, dir, "inspect", "ck").want(t, 0)
-	// Applied again: every planned key is gone already.
-	runCLI(t, dir, "retention", "apply", "--plan", "plan.json").want(t, 0, "already gone")
-	runCLI(t, dir, "run", "--checkpoint", "ck", "--available-now", sp).want(t, 0)
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
