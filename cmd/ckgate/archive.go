@@ -18,7 +18,7 @@ func (e *env) archiveCommand() *cli.Command {
 		Name:        "archive",
 		Usage:       "copy a checkpoint, verified, to another store; with --fresh-start mark it archived; verify an archive",
 		ArgsUsage:   "URL DEST",
-		UsageText:   "ckgate archive [command options] URL DEST\n   ckgate archive verify [command options] ARCHIVE",
+		UsageText:   "ckgate archive [command options] URL DEST\nckgate archive verify [command options] ARCHIVE",
 		Subcommands: []*cli.Command{e.archiveVerifyCommand()},
 		Description: "Copies every key of the checkpoint at URL, byte for byte, to DEST (any store to any store;\n" +
 			"create-only writes), re-lists DEST and compares every key's size and SHA-256 with the source,\n" +
