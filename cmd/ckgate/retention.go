@@ -213,6 +213,9 @@ func (e *env) retentionPlan(c *cli.Context) error {
 		return err
 	}
 	out := c.String("out")
+	if out == "-" || (c.IsSet("out") && out == "") {
+		return usageErrorf(c, "--out %q: want the name of a new local file (the plan is printed as well)", out)
+	}
 	return e.withStore(c, a[0], func(st gateway.Store) error {
 		l, r, err := e.retentionPlanFor(c, st, a[0], p)
 		if err != nil {

@@ -51,6 +51,7 @@ func TestRetentionApplyPlanFile(t *testing.T) {
 	runCLI(t, dir, "run", "--checkpoint", "ck", "--available-now", sp).want(t, 0)
 	runCLI(t, dir, "retention", "plan", "--min-batches", "2", "--sink", "out", "--out", "plan.json", "ck").want(t, 0, "remove")
 	runCLI(t, dir, "retention", "plan", "--min-batches", "2", "--out", "plan.json", "ck").wantErr(t, 3, "plan.json exists")
+	runCLI(t, dir, "retention", "plan", "--out", "-", "ck").wantErr(t, 2, "--out")
 	pf := readRetentionPlan(t, filepath.Join(dir, "plan.json"))
 	if len(pf.Checkpoint.Remove) == 0 || pf.Checkpoint.QueryID == "" || len(pf.Sinks) != 1 || len(pf.Sinks[0].Remove) == 0 {
 		t.Fatalf("plan %+v", pf)
