@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,7 +49,7 @@ func sameFiles(t *testing.T, src, dst string) {
 			} else if strings.HasPrefix(filepath.ToSlash(rel), "_ckgate/restore") {
 				return nil
 			}
-			if strings.HasPrefix(rel, ".ckgate-locks") { // the local backend's lock files, not keys
+			if slices.Contains(strings.Split(filepath.ToSlash(rel), "/"), ".ckgate-locks") { // the local backend's lock files, not keys
 				if dir == src {
 					n--
 				}
