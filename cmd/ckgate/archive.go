@@ -34,10 +34,6 @@ func (e *env) archiveCommand() *cli.Command {
 			"but never delete under a checkpoint root; --decision-log records the decisions.\n\n" +
 			"ckgate archive verify ARCHIVE checks an archive against its manifest later; ckgate restore\n" +
 			"ARCHIVE DEST copies it back, verified, into an empty root.\n\n" +
-			"Examples:\n" +
-			"   ckgate archive /data/q1/checkpoint /backups/q1-2026-12-01\n" +
-			"   ckgate archive verify /backups/q1-2026-12-01\n" +
-			"   ckgate restore /backups/q1-2026-12-01 /data/q1/checkpoint-restored\n\n" +
 			"Exit status: 0 archived and verified; 1 a copy or verification failure; 2 not a checkpoint or\n" +
 			"unreadable; 3 DEST not empty, the root already archived, or a live writer; 4 denied by policy.",
 		Flags: append([]cli.Flag{

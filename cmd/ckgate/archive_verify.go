@@ -20,9 +20,6 @@ func (e *env) archiveVerifyCommand() *cli.Command {
 			"and re-reads every file: a file the manifest lists and ARCHIVE lacks (missing), a file ARCHIVE\n" +
 			"holds and the manifest does not list (extra), and a size or SHA-256 that differs are findings,\n" +
 			"each naming the file. Nothing is written.\n\n" +
-			"Examples:\n" +
-			"   ckgate archive verify /backups/q1-2026-12-01\n" +
-			"   ckgate archive verify s3://backups/q1 --format json\n\n" +
 			"Exit status: 0 every file matches; 1 findings; 2 not an archive, a manifest that does not\n" +
 			"parse, or an archive that cannot be read.",
 		Flags: []cli.Flag{

@@ -25,11 +25,6 @@ func (e *env) restoreCommand() *cli.Command {
 			lifecycle.RestoredKey + ". A restore that stops part-way leaves DEST without metadata and\n" +
 			lifecycle.RestoredKey + ": `ckgate run` refuses it, and the same restore run again completes it.\n" +
 			"Every write is decided by the policy as an archive principal (create-only inside DEST).\n\n" +
-			"Examples:\n" +
-			"   ckgate archive verify /backups/q1-2026-12-01\n" +
-			"   ckgate restore /backups/q1-2026-12-01 /data/q1/checkpoint-restored\n" +
-			"   ckgate restore s3://backups/q1 s3://ckpt/q1-restored --decision-log decisions.jsonl\n" +
-			"   ckgate inspect /data/q1/checkpoint-restored\n\n" +
 			"Exit status: 0 restored and verified; 1 the archive differs from its manifest, or a copy\n" +
 			"failed (DEST is marked incomplete); 2 ARCHIVE is not an archive or unreadable; 3 DEST not empty\n" +
 			"(or restored already); 4 denied by policy.",

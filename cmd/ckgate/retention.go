@@ -42,11 +42,6 @@ func (e *env) retentionCommand() *cli.Command {
 			"keys, nothing the checkpoint gained since. It re-reads the checkpoint first and refuses (exit 3,\n" +
 			"naming each change) when the query id differs, the log went back, a planned key changed size or\n" +
 			"version, or the checkpoint now needs a planned key.\n\n" +
-			"Examples:\n" +
-			"   ckgate retention plan --min-batches 10 /data/q1/checkpoint\n" +
-			"   ckgate retention plan --min-batches 10 --out q1-plan.json /data/q1/checkpoint\n" +
-			"   ckgate retention apply --plan q1-plan.json\n" +
-			"   ckgate retention apply --min-batches 10 --sink /data/q1/out /data/q1/checkpoint\n\n" +
 			"Exit status: 0 done; 1 a failure (store, a delete part-way: running apply again finishes it);\n" +
 			"2 a usage error, not a checkpoint, not a file sink output or not a plan file; 3 --out FILE\n" +
 			"exists, or the checkpoint changed since the plan --plan FILE; 4 a delete denied by policy.",
