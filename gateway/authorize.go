@@ -90,13 +90,14 @@ func (s *authorized) Close() error { return Close(s.inner) }
 
 func (s *authorized) Unwrap() Store { return s.inner }
 
-// Decide asks the authorizer in front of s (WithAuthorizer, found through
-// any decorators) about the write c without making it, so that a
+// Decide asks the authorizer of s (a store made by WithAuthorizer, as
+// policy.Guard returns it) about the write c without making it, so that a
 // multi-step write can be refused before its first step. The decision is
-// made (and logged) like any other. A store without an authorizer allows
-// everything.
+// made (and logged) like any other. Any other store, including one that
+// wraps an authorized store (a decorator below which keys may differ), is
+// not asked here: nil, and its writes are decided when they are made.
 func Decide(ctx context.Context, s Store, c Call) error {
-	a, ok := As[*authorized](s)
+	a, ok := s.(*authorized)
 	if !ok {
 		return nil
 	}
