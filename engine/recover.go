@@ -112,7 +112,7 @@ func preflight(ctx context.Context, st gateway.Store, s *spec.Spec) error {
 	case data == nil && (L >= 0 || C >= 0):
 		return &CorruptError{Key: checkpoint.MetadataKey,
 			What: fmt.Sprintf("is missing but the offset and commit logs hold batches (latest offsets %d, commit %d): it holds the query id, and a new id must not be written over old offsets (SPARK-55058)", L, C),
-			Next: "restore \"metadata\" from an archive (`ckgate archive` keeps verified copies) or start over with `ckgate fresh-start`"}
+			Next: "restore the checkpoint with its \"metadata\" from an archive (`ckgate archive verify ARCHIVE`, then `ckgate restore ARCHIVE DEST` into a new root and run on DEST) or start over with `ckgate fresh-start`"}
 	case data != nil:
 		if _, err := checkpoint.DecodeStreamMetadata(data); err != nil {
 			return refuse(checkpoint.MetadataKey, data, err)
@@ -122,11 +122,11 @@ func preflight(ctx context.Context, st gateway.Store, s *spec.Spec) error {
 	case C > L:
 		return &CorruptError{Key: checkpoint.CommitKey(C),
 			What: fmt.Sprintf("is ahead of the offset log (latest offsets/%d): a commit without its offsets entry; Spark would re-run batch %d and fail to log it", max(L, -1), max(L, 0)),
-			Next: fmt.Sprintf("restore offsets/%d from an archive (`ckgate archive`) or start over with `ckgate fresh-start`; do not delete log entries by hand", C)}
+			Next: fmt.Sprintf("restore the checkpoint with offsets/%d from an archive (`ckgate restore ARCHIVE DEST`) or start over with `ckgate fresh-start`; do not delete log entries by hand", C)}
 	case L >= 0 && C < L-1:
 		return &CorruptError{Key: checkpoint.OffsetsKey(L),
 			What: fmt.Sprintf("is ahead of the commit log by more than one batch (latest commit %d)", C),
-			Next: fmt.Sprintf("restore commits %d..%d from an archive (`ckgate archive`) or start over with `ckgate fresh-start`", C+1, L-1)}
+			Next: fmt.Sprintf("restore the checkpoint with commits %d..%d from an archive (`ckgate restore ARCHIVE DEST`) or start over with `ckgate fresh-start`", C+1, L-1)}
 	}
 	decode := func(key string, why string, dec func([]byte) error) error {
 		data, err := get(key)

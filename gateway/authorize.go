@@ -89,3 +89,18 @@ func (s *authorized) Delete(ctx context.Context, key string, c Cond) error {
 func (s *authorized) Close() error { return Close(s.inner) }
 
 func (s *authorized) Unwrap() Store { return s.inner }
+
+// Decide asks the authorizer of s (a store made by WithAuthorizer, as
+// policy.Guard returns it) about the write c without making it, so that a
+// multi-step write can be refused before its first step. The decision is
+// made (and logged) like any other. Any other store, including one that
+// wraps an authorized store (a decorator below which keys may differ), is
+// not asked here: nil, and its writes are decided when they are made.
+func Decide(ctx context.Context, s Store, c Call) error {
+	a, ok := s.(*authorized)
+	if !ok {
+		return nil
+	}
+	_, err := a.decide(ctx, c)
+	return err
+}

@@ -38,6 +38,8 @@ var (
 	// FIFO, device or socket on the local disk), which no copy can hold:
 	// the archive is refused rather than made without it.
 	ErrNotRegular = errors.New("the checkpoint holds a file that is not a regular file")
+	// ErrNotArchive: a location without an archive manifest.
+	ErrNotArchive = errors.New("not an archive made by ckgate archive")
 )
 
 // ArchiveOptions configure Archive.
@@ -185,7 +187,7 @@ func Archive(ctx context.Context, src, dst gateway.Store, opts ArchiveOptions) (
 	}
 	entries := make([]ManifestEntry, len(keys))
 	if err := parallel(ctx, opts.Concurrency, len(keys), func(ctx context.Context, i int) error {
-		e, err := copyKey(ctx, src, dst, keys[i])
+		e, err := copyKey(ctx, src, dst, keys[i], "")
 		entries[i] = e
 		return err
 	}); err != nil {
@@ -237,8 +239,10 @@ func Archive(ctx context.Context, src, dst gateway.Store, opts ArchiveOptions) (
 const StreamThreshold = 8 << 20
 
 // copyKey copies one key byte for byte (create-only) and returns its size
-// and digest as read from the source.
-func copyKey(ctx context.Context, src, dst gateway.Store, a gateway.Attrs) (ManifestEntry, error) {
+// and digest as read from the source. With want (a SHA-256 in hex), a key
+// read whole whose digest differs is refused before it is written
+// (ErrVerify); a streamed one is written, and its entry tells.
+func copyKey(ctx context.Context, src, dst gateway.Store, a gateway.Attrs, want string) (ManifestEntry, error) {
 	key := a.Key
 	if a.Size > StreamThreshold {
 		rc, _, err := src.GetStream(ctx, key)
@@ -263,6 +267,9 @@ func copyKey(ctx context.Context, src, dst gateway.Store, a gateway.Attrs) (Mani
 		return ManifestEntry{}, fmt.Errorf("read %s: %w", key, err)
 	}
 	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); want != "" && got != want {
+		return ManifestEntry{}, fmt.Errorf("%w: %s: SHA-256 %s, the manifest says %s: it is not written", ErrVerify, key, got, want)
+	}
 	if _, err := dst.Put(ctx, key, data, gateway.IfAbsent()); err != nil {
 		return ManifestEntry{}, fmt.Errorf("write %s: %w", key, err)
 	}
@@ -296,81 +303,85 @@ func digest(ctx context.Context, st gateway.Store, key string) (string, error) {
 
 // Verify re-lists dst and checks that it holds exactly the entries (plus
 // the manifest, once written) with their sizes, and re-reads each one to
-// compare its SHA-256. A difference is ErrVerify naming the key.
+// compare its SHA-256 (Compare). A difference is ErrVerify naming the key.
 func Verify(ctx context.Context, dst gateway.Store, entries []ManifestEntry, concurrency int) error {
-	if concurrency <= 0 {
-		concurrency = 8
+	bad, err := Compare(ctx, dst, entries, func(k string) bool { return k == ManifestKey }, concurrency)
+	if err != nil {
+		return fmt.Errorf("destination: %w", err)
 	}
-	want := map[string]ManifestEntry{}
-	for _, e := range entries {
-		want[e.Key] = e
+	if len(bad) > 0 {
+		return mismatchError("the copy differs from the source", bad)
 	}
-	seen := map[string]bool{}
-	for a, err := range dst.List(ctx, "") {
-		if err != nil {
-			return fmt.Errorf("list destination: %w", err)
-		}
-		if a.Key == ManifestKey {
-			if _, ok := want[a.Key]; !ok {
-				continue
-			}
-		}
-		e, ok := want[a.Key]
-		if !ok {
-			return fmt.Errorf("%w: %s is at the destination but not in the source", ErrVerify, a.Key)
-		}
-		if a.Size != e.Size {
-			return fmt.Errorf("%w: %s holds %d bytes, the source %d", ErrVerify, a.Key, a.Size, e.Size)
-		}
-		seen[a.Key] = true
-	}
-	var missing []string
-	for k := range want {
-		if !seen[k] {
-			missing = append(missing, k)
-		}
-	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
-		return fmt.Errorf("%w: %d keys missing at the destination (first %s)", ErrVerify, len(missing), missing[0])
-	}
-	return parallel(ctx, concurrency, len(entries), func(ctx context.Context, i int) error {
-		e := entries[i]
-		sum, err := digest(ctx, dst, e.Key)
-		if err != nil {
-			return fmt.Errorf("verify %s: %w", e.Key, err)
-		}
-		if sum != e.SHA256 {
-			return fmt.Errorf("%w: %s: SHA-256 %s, the source's %s", ErrVerify, e.Key, sum, e.SHA256)
-		}
-		return nil
-	})
+	return nil
 }
+
+// MaxManifestBytes bounds an archive manifest (about a million keys).
+const MaxManifestBytes = 256 << 20
 
 // ReadManifest reads and checks an archive's manifest. It lists every key
 // of the archive, so it may legitimately be larger than the bound on small
-// checkpoint files: it is decoded as it streams, not read whole first.
+// checkpoint files: it is decoded as it streams, not read whole first, up
+// to MaxManifestBytes. No manifest is ErrNotArchive; one that does not
+// decode, or lists a key twice, a key that is not a valid store key, a
+// negative size or a digest that is not a SHA-256, is checkpoint.ErrCorrupt
+// naming ManifestKey and the entry.
 func ReadManifest(ctx context.Context, st gateway.Store) (*Manifest, error) {
 	rc, _, err := st.GetStream(ctx, ManifestKey)
+	if errors.Is(err, gateway.ErrNotFound) {
+		return nil, fmt.Errorf("%w (no %s): %w", ErrNotArchive, ManifestKey, err)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read %s: %w", ManifestKey, err)
 	}
 	defer rc.Close()
+	lr := &io.LimitedReader{R: rc, N: MaxManifestBytes + 1}
 	var m Manifest
-	if err := json.NewDecoder(rc).Decode(&m); err != nil {
+	if err := json.NewDecoder(lr).Decode(&m); err != nil {
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("%s: %w: more than %d bytes", ManifestKey, checkpoint.ErrCorrupt, MaxManifestBytes)
+		}
+		return nil, fmt.Errorf("%s: %w: %w", ManifestKey, checkpoint.ErrCorrupt, err)
+	}
+	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", ManifestKey, checkpoint.ErrCorrupt, err)
 	}
 	return &m, nil
 }
 
+// check refuses a manifest whose entries cannot describe an archive.
+func (m *Manifest) check() error {
+	if m.Version != 1 {
+		return fmt.Errorf("version %d: want 1", m.Version)
+	}
+	seen := make(map[string]bool, len(m.Entries))
+	for i, e := range m.Entries {
+		if err := gateway.ValidateKey("manifest", e.Key); err != nil {
+			return fmt.Errorf("entry %d: %w", i, err)
+		}
+		if seen[e.Key] {
+			return fmt.Errorf("entry %d: %q listed twice", i, e.Key)
+		}
+		seen[e.Key] = true
+		if e.Size < 0 {
+			return fmt.Errorf("entry %d (%s): size %d", i, e.Key, e.Size)
+		}
+		if b, err := hex.DecodeString(e.SHA256); err != nil || len(b) != sha256.Size {
+			return fmt.Errorf("entry %d (%s): %q is not a SHA-256 in hex", i, e.Key, e.SHA256)
+		}
+	}
+	return nil
+}
+
 // CheckNotArchived returns an error wrapping ErrArchived (with the marker)
 // when st's root was archived for a fresh start: a query must then run on
 // a new checkpoint root. Callers that open a checkpoint to resume it
-// (ckgate run) use it to refuse an archived root.
+// (ckgate run) use it to refuse an archived root. A root that a restore
+// began and did not complete is refused too (ErrRestoreIncomplete, no
+// record): it is not a whole checkpoint.
 func CheckNotArchived(ctx context.Context, st gateway.Store) (*ArchivedRecord, error) {
 	data, _, err := gateway.GetBounded(ctx, st, ArchivedKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
-		return nil, nil
+		return nil, checkRestored(ctx, st)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", ArchivedKey, err)

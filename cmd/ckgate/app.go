@@ -127,6 +127,7 @@ func App(opts Options) *cli.App {
 			e.retentionCommand(),
 			e.gapCommand(),
 			e.archiveCommand(),
+			e.restoreCommand(),
 			e.freshStartCommand(),
 			e.rehearseCommand(),
 		},

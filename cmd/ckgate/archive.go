@@ -15,9 +15,11 @@ import (
 // archiveCommand is `ckgate archive URL DEST [--fresh-start]`.
 func (e *env) archiveCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "archive",
-		Usage:     "copy a checkpoint, verified, to another store; with --fresh-start mark it archived",
-		ArgsUsage: "URL DEST",
+		Name:        "archive",
+		Usage:       "copy a checkpoint, verified, to another store; with --fresh-start mark it archived; verify an archive",
+		ArgsUsage:   "URL DEST",
+		UsageText:   "ckgate archive [command options] URL DEST\nckgate archive verify [command options] ARCHIVE",
+		Subcommands: []*cli.Command{e.archiveVerifyCommand()},
 		Description: "Copies every key of the checkpoint at URL, byte for byte, to DEST (any store to any store;\n" +
 			"create-only writes), re-lists DEST and compares every key's size and SHA-256 with the source,\n" +
 			"then writes the manifest (keys, sizes, SHA-256) to DEST/_ckgate/archive-manifest.json. The\n" +
@@ -30,6 +32,8 @@ func (e *env) archiveCommand() *cli.Command {
 			"A root already archived for a fresh start is refused (exit 3). Every write (to DEST and the\n" +
 			"marker) is decided by the policy as principal --principal of kind housekeeping, which may write\n" +
 			"but never delete under a checkpoint root; --decision-log records the decisions.\n\n" +
+			"ckgate archive verify ARCHIVE checks an archive against its manifest later; ckgate restore\n" +
+			"ARCHIVE DEST copies it back, verified, into an empty root.\n\n" +
 			"Exit status: 0 archived and verified; 1 a copy or verification failure; 2 not a checkpoint or\n" +
 			"unreadable; 3 DEST not empty, the root already archived, or a live writer; 4 denied by policy.",
 		Flags: append([]cli.Flag{

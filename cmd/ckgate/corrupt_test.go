@@ -138,7 +138,7 @@ func TestCorruptCheckpointsCLI(t *testing.T) {
 			r = runCLI(t, root, "run", "--format", "json", "--checkpoint", "demo/checkpoint", "--available-now", spec)
 			if tc.Fatal {
 				r.wantErr(t, 1, tc.Key, "ckgate will not overwrite it", "ckgate inspect")
-				if !strings.Contains(r.stderr, "ckgate archive") && !strings.Contains(r.stderr, "newer Spark or ckgate") &&
+				if !strings.Contains(r.stderr, "ckgate restore ARCHIVE DEST") && !strings.Contains(r.stderr, "ckgate archive") && !strings.Contains(r.stderr, "newer Spark or ckgate") &&
 					!strings.Contains(r.stderr, "ckgate store rm") {
 					t.Errorf("no next step in %q", r.stderr)
 				}

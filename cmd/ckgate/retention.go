@@ -37,22 +37,30 @@ func (e *env) retentionCommand() *cli.Command {
 			"manifest after it (and the newest compaction at or below the oldest retained manifest) are\n" +
 			"kept, older manifests go; the sink's data files are never removed. apply deletes them through\n" +
 			"the same policy check, with a plan of their own per sink, after the checkpoint's.\n\n" +
+			"plan --out FILE writes the plan (every removal with its size, version and reason, the policy\n" +
+			"and the batches it saw) to a new local file for review; apply --plan FILE deletes exactly those\n" +
+			"keys, nothing the checkpoint gained since. It re-reads the checkpoint first and refuses (exit 3,\n" +
+			"naming each change) when the query id differs, the log went back, a planned key changed size or\n" +
+			"version, or the checkpoint now needs a planned key.\n\n" +
 			"Exit status: 0 done; 1 a failure (store, a delete part-way: running apply again finishes it);\n" +
-			"2 a usage error, not a checkpoint or not a file sink output; 4 a delete denied by policy.",
+			"2 a usage error, not a checkpoint, not a file sink output or not a plan file; 3 --out FILE\n" +
+			"exists, or the checkpoint changed since the plan --plan FILE; 4 a delete denied by policy.",
 		Subcommands: []*cli.Command{
 			{
 				Name:      "plan",
 				Usage:     "print what retention would keep and remove, with reasons",
 				ArgsUsage: "[--sink OUTPUT_URL]... URL",
 				Flags: append(retentionFlags(), formatFlag(),
-					&cli.BoolFlag{Name: "all", Usage: "table: list kept keys too"}),
+					&cli.BoolFlag{Name: "all", Usage: "table: list kept keys too"},
+					&cli.StringFlag{Name: "out", Usage: "also write the plan to the new local `FILE`, for review and retention apply --plan FILE"}),
 				Action: e.retentionPlan,
 			},
 			{
 				Name:      "apply",
 				Usage:     "delete what the plan removes, through the policy authorizer",
-				ArgsUsage: "[--sink OUTPUT_URL]... URL",
+				ArgsUsage: "[--sink OUTPUT_URL]... URL | --plan FILE [URL]",
 				Flags: append(append(retentionFlags(), policyFlags()...), decisionLogFlag(),
+					&cli.StringFlag{Name: "plan", Usage: "delete exactly what the reviewed plan `FILE` (retention plan --out) removes; refused (exit 3) if the checkpoint changed in a way that makes it unsafe"},
 					&cli.StringFlag{Name: "principal", Value: "ckgate-retention", Usage: "principal `ID` (kind retention)"},
 					&cli.IntFlag{Name: "concurrency", Value: lifecycle.DefaultApplyConcurrency, Usage: "at most `N` deletes at once"},
 					&cli.BoolFlag{Name: "progress", Usage: "show a progress bar (default: when stderr is a terminal)"}),
@@ -91,6 +99,7 @@ func retentionPolicy(c *cli.Context) (lifecycle.Policy, error) {
 type sinkPlan struct {
 	URL string `json:"url"`
 	*lifecycle.Result
+	listing lifecycle.Listing
 }
 
 // planJSON is `retention plan --format json`: the checkpoint's plan, and
@@ -119,19 +128,19 @@ func sinkURLs(c *cli.Context, checkpointURL string) ([]string, error) {
 }
 
 // sinkPlanFor reads a sink output's manifest log and plans it.
-func (e *env) sinkPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.Policy) (*lifecycle.Result, error) {
+func (e *env) sinkPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.Policy) (lifecycle.Listing, *lifecycle.Result, error) {
 	l, err := lifecycle.ReadSink(c.Context, st)
 	if errors.Is(err, checkpoint.ErrNotCheckpoint) {
-		return nil, &InputError{Err: fmt.Errorf("--sink %s: %w", gateway.Redact(raw), err)}
+		return l, nil, &InputError{Err: fmt.Errorf("--sink %s: %w", gateway.Redact(raw), err)}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
+		return l, nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
 	}
 	r, err := lifecycle.Plan(l, p)
 	if err != nil {
-		return nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
+		return l, nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
 	}
-	return r, nil
+	return l, r, nil
 }
 
 // withSinks opens every --sink store, plans it and calls f with the plans
@@ -150,29 +159,39 @@ func (e *env) withSinks(c *cli.Context, urls []string, p lifecycle.Policy, f fun
 			return err
 		}
 		stores = append(stores, st)
-		r, err := e.sinkPlanFor(c, st, raw, p)
+		l, r, err := e.sinkPlanFor(c, st, raw, p)
 		if err != nil {
 			return err
 		}
-		plans = append(plans, sinkPlan{URL: gateway.Redact(raw), Result: r})
+		plans = append(plans, sinkPlan{URL: gateway.Redact(raw), Result: r, listing: l})
 	}
 	return f(plans, stores)
 }
 
 // retentionPlanFor reads the checkpoint and plans.
-func (e *env) retentionPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.Policy) (*lifecycle.Result, error) {
+func (e *env) retentionPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.Policy) (lifecycle.Listing, *lifecycle.Result, error) {
 	l, err := lifecycle.Read(c.Context, st, p)
 	if err != nil {
-		return nil, fmt.Errorf("retention %s: %w", gateway.Redact(raw), err)
+		return l, nil, fmt.Errorf("retention %s: %w", gateway.Redact(raw), err)
 	}
 	if len(l.Objects) == 0 {
-		return nil, &InputError{Err: fmt.Errorf("%s: %w (nothing under it)", gateway.Redact(raw), checkpoint.ErrNotCheckpoint)}
+		return l, nil, &InputError{Err: fmt.Errorf("%s: %w (nothing under it)", gateway.Redact(raw), checkpoint.ErrNotCheckpoint)}
 	}
 	r, err := lifecycle.Plan(l, p)
 	if err != nil {
-		return nil, fmt.Errorf("retention %s: %w", gateway.Redact(raw), err)
+		return l, nil, fmt.Errorf("retention %s: %w", gateway.Redact(raw), err)
 	}
-	return r, nil
+	return l, r, nil
+}
+
+// queryIDOf is the query id in st's metadata ("" when it has none).
+func queryIDOf(c *cli.Context, st gateway.Store) string {
+	if data, _, err := gateway.GetBounded(c.Context, st, checkpoint.MetadataKey, 0); err == nil {
+		if q, err := policy.ParseMetadata(data); err == nil {
+			return q
+		}
+	}
+	return ""
 }
 
 func (e *env) retentionPlan(c *cli.Context) error {
@@ -188,12 +207,21 @@ func (e *env) retentionPlan(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	out := c.String("out")
+	if out == "-" || (c.IsSet("out") && out == "") {
+		return usageErrorf(c, "--out %q: want the name of a new local file (the plan is printed as well)", out)
+	}
 	return e.withStore(c, a[0], func(st gateway.Store) error {
-		r, err := e.retentionPlanFor(c, st, a[0], p)
+		l, r, err := e.retentionPlanFor(c, st, a[0], p)
 		if err != nil {
 			return err
 		}
 		return e.withSinks(c, sinks, p, func(plans []sinkPlan, _ []gateway.Store) error {
+			if out != "" {
+				if err := e.writePlanFile(c, out, p, lifecycle.NewPlanTarget(a[0], location(a[0]), queryIDOf(c, st), l, r), sinks, plans); err != nil {
+					return err
+				}
+			}
 			if f == "json" {
 				return printJSON(e.stdout, planJSON{Result: r, Sinks: plans})
 			}
@@ -259,6 +287,9 @@ func planID(r *lifecycle.Result) string {
 }
 
 func (e *env) retentionApply(c *cli.Context) error {
+	if c.IsSet("plan") {
+		return e.retentionApplyPlan(c)
+	}
 	a, err := args(c, 1, 1)
 	if err != nil {
 		return err
@@ -280,19 +311,14 @@ func (e *env) retentionApply(c *cli.Context) error {
 	}
 	defer closeLog()
 	return e.withStore(c, a[0], func(st gateway.Store) error {
-		r, err := e.retentionPlanFor(c, st, a[0], p)
+		_, r, err := e.retentionPlanFor(c, st, a[0], p)
 		if err != nil {
 			return err
 		}
 		return e.withSinks(c, sinks, p, func(plans []sinkPlan, sinkStores []gateway.Store) error {
 			// Plan everything before deleting anything: a sink that does
 			// not read stops the command before the checkpoint is touched.
-			facts := policy.Facts{LatestBatch: r.LatestOffsets, RetainFrom: r.RetainFrom}
-			if data, _, err := gateway.GetBounded(c.Context, st, checkpoint.MetadataKey, 0); err == nil {
-				if q, err := policy.ParseMetadata(data); err == nil {
-					facts.QueryID = q
-				}
-			}
+			facts := policy.Facts{LatestBatch: r.LatestOffsets, RetainFrom: r.RetainFrom, QueryID: queryIDOf(c, st)}
 			if err := e.applyPlan(c, st, a[0], r, facts, eng, log, "", "keys"); err != nil {
 				return err
 			}

@@ -113,7 +113,7 @@ func sortFindings(fs []Finding) []Finding {
 // Safe next steps, shared by the findings and the engine's refusals.
 const (
 	// NextRestore is the step for a file a restart needs that is damaged.
-	NextRestore = "restore it from an archive (`ckgate archive` keeps verified copies) or start over with `ckgate fresh-start`; do not edit or delete it by hand, and do not restart before `ckgate inspect` is clean"
+	NextRestore = "restore the checkpoint from an archive (`ckgate archive verify ARCHIVE`, then `ckgate restore ARCHIVE DEST` into a new root and run on DEST) or start over with `ckgate fresh-start`; do not edit or delete it by hand, and do not restart before `ckgate inspect` is clean"
 	// NextNewer is the step for a format version newer than understood.
 	NextNewer = "it was written by a newer Spark or ckgate: restart the query with that version (an older reader must not resume it), or start over with `ckgate fresh-start`"
 )
@@ -126,17 +126,17 @@ func nextStep(f Finding) string {
 	}
 	switch f.ID {
 	case FindingNotRegular:
-		return "neither Spark nor ckgate writes one: find out what created it and remove it by hand; if it took the place of a checkpoint file, restore that file from an archive; until then every reader refuses it and `ckgate archive` refuses the checkpoint"
+		return "neither Spark nor ckgate writes one: find out what created it and remove it by hand; if it took the place of a checkpoint file, restore the checkpoint from an archive (`ckgate restore ARCHIVE DEST`); until then every reader refuses it and `ckgate archive` refuses the checkpoint"
 	case FindingUnsupportedVersion:
 		return NextNewer
 	case FindingUnreadable:
 		return "check the reading principal's permissions (`ckgate validate-access`) and the store, then inspect again; nothing is wrong with the file until it can be read"
 	case FindingMetadataMissing:
-		return "restore \"metadata\" (it holds the query id) from an archive; do not let Spark or ckgate create a new one over the old offsets (SPARK-55058), or start over with `ckgate fresh-start`"
+		return "restore the checkpoint with its \"metadata\" (it holds the query id) from an archive (`ckgate restore ARCHIVE DEST`); do not let Spark or ckgate create a new one over the old offsets (SPARK-55058), or start over with `ckgate fresh-start`"
 	case FindingOffsetsGapLatest, FindingCommitsAhead, FindingStateWithoutOffsets:
-		return "restore the missing offsets entries from an archive (`ckgate archive`), or start over with `ckgate fresh-start`; do not delete log entries by hand"
+		return "restore the checkpoint with the missing offsets entries from an archive (`ckgate restore ARCHIVE DEST`), or start over with `ckgate fresh-start`; do not delete log entries by hand"
 	case FindingCommitsBehind, FindingNoCommitLog:
-		return "a restart re-runs the latest batch: make sure its sink is idempotent (the file sink is), or restore the missing commits from an archive"
+		return "a restart re-runs the latest batch: make sure its sink is idempotent (the file sink is), or restore the checkpoint with the missing commits from an archive (`ckgate restore ARCHIVE DEST`)"
 	case FindingOffsetsGap, FindingCommitsGap, FindingCommitWithoutOffsets:
 		return "no action needed to restart (only the latest entries are read); keep an archive before any clean-up"
 	case FindingTempFile:
@@ -144,7 +144,7 @@ func nextStep(f Finding) string {
 	case FindingIgnoredFile, FindingOrphanChecksum:
 		return "no action needed: readers ignore it"
 	case FindingStateUnrebuildable, FindingStatePartitionMissing, FindingStateMissing:
-		return "restore the state files from an archive (`ckgate archive`) or start over with `ckgate fresh-start`; a restart cannot rebuild the state without them"
+		return "restore the checkpoint with its state files from an archive (`ckgate restore ARCHIVE DEST`) or start over with `ckgate fresh-start`; a restart cannot rebuild the state without them"
 	case FindingWriterLive:
 		return "wait until the writer stops or its lease expires; `ckgate run --force` takes over and fences it"
 	case FindingUnsupportedCodec:
@@ -158,9 +158,9 @@ func nextStep(f Finding) string {
 	case FindingStateNewerThanCommit, FindingStateUncommitted, FindingStateSinglePartition, FindingStatePartitionExtra:
 		return "no action needed: a restart does not read these files; retention may delete them once obsolete"
 	case FindingBatchOutOfRange:
-		return "no Spark or ckgate run can write or resume past this batch id: restore the log from an archive, or start over with `ckgate fresh-start`; do not rename log entries by hand"
+		return "no Spark or ckgate run can write or resume past this batch id: restore the checkpoint from an archive (`ckgate restore ARCHIVE DEST`), or start over with `ckgate fresh-start`; do not rename log entries by hand"
 	case FindingSourceLogMissing:
-		return "restore the source log from an archive, or start over with `ckgate fresh-start`"
+		return "restore the checkpoint with its source log from an archive (`ckgate restore ARCHIVE DEST`), or start over with `ckgate fresh-start`"
 	}
 	if f.Severity == SeverityError {
 		return NextRestore
