@@ -95,7 +95,7 @@ func sinkOwner(t *testing.T, out string) (*checkpoint.SinkOwner, int64) {
 	return o, n
 }
 
-func queryIDOf(t *testing.T, root string) string {
+func testQueryID(t *testing.T, root string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, "metadata"))
 	if err != nil {
@@ -118,7 +118,7 @@ func TestRunSinkOwnedByAnotherQuery(t *testing.T) {
 	dir := t.TempDir()
 	sp1 := sinkQuery(t, dir, "q1", "in1", 0, 6)
 	runCLI(t, dir, "run", "--format", "text", "--checkpoint", "ck1", "--available-now", sp1).want(t, 0)
-	q1 := queryIDOf(t, filepath.Join(dir, "ck1"))
+	q1 := testQueryID(t, filepath.Join(dir, "ck1"))
 	if o, n := sinkOwner(t, filepath.Join(dir, "out")); o == nil || n != 0 || o.QueryID != q1 || !strings.HasSuffix(o.Checkpoint, "/ck1") {
 		t.Fatalf("owner record %+v (entry %d), want query %s at ck1", o, n, q1)
 	}
@@ -145,7 +145,7 @@ func TestRunSinkOwnedByAnotherQuery(t *testing.T) {
 	if got := manifestRows(t, filepath.Join(dir, "out")); !slices.Equal(got, want) {
 		t.Fatalf("sink rows %v, want both runs' %v", got, want)
 	}
-	q2 := queryIDOf(t, filepath.Join(dir, "ck2"))
+	q2 := testQueryID(t, filepath.Join(dir, "ck2"))
 	o, n := sinkOwner(t, filepath.Join(dir, "out"))
 	if n != 1 || o.QueryID != q2 || o.BatchOffset != 6 || o.From == nil || o.From.QueryID != q1 || !strings.Contains(o.Reason, "--adopt-sink") {
 		t.Fatalf("owner record %+v (entry %d), want q2 from q1 at offset 6", o, n)
@@ -211,7 +211,7 @@ func TestRunSinkWithoutOwnerRecordUpgrade(t *testing.T) {
 		t.Fatalf("sink rows %v, want 0..4", got)
 	}
 	o, n := sinkOwner(t, filepath.Join(dir, "out"))
-	if n != 0 || o.QueryID != queryIDOf(t, filepath.Join(dir, "ck1")) || o.BatchOffset != 0 || !strings.Contains(o.Reason, "plan") {
+	if n != 0 || o.QueryID != testQueryID(t, filepath.Join(dir, "ck1")) || o.BatchOffset != 0 || !strings.Contains(o.Reason, "plan") {
 		t.Fatalf("owner record %+v (entry %d), want ck1's query at offset 0", o, n)
 	}
 }
@@ -260,7 +260,7 @@ func TestRunFreshStartHandsTheSinkOver(t *testing.T) {
 		t.Fatalf("sink rows %v, want 0..8", got)
 	}
 	o, n := sinkOwner(t, filepath.Join(dir, "out"))
-	if n != 1 || o.QueryID != queryIDOf(t, filepath.Join(dir, "ck2")) || o.BatchOffset != 6 || !strings.Contains(o.Reason, "fresh start") {
+	if n != 1 || o.QueryID != testQueryID(t, filepath.Join(dir, "ck2")) || o.BatchOffset != 6 || !strings.Contains(o.Reason, "fresh start") {
 		t.Fatalf("owner record %+v (entry %d)", o, n)
 	}
 }
@@ -274,7 +274,7 @@ func TestInspectAndAuditReportSinkOwner(t *testing.T) {
 	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck1", "--available-now", sp1).want(t, 0)
 	sp2 := sinkQuery(t, dir, "q2", "in2", 100, 102)
 	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck2", "--available-now", "--adopt-sink", sp2).want(t, 0)
-	q2 := queryIDOf(t, filepath.Join(dir, "ck2"))
+	q2 := testQueryID(t, filepath.Join(dir, "ck2"))
 
 	r := runCLI(t, dir, "inspect", "ck1", "--sink", "out", "--format", "json")
 	r.want(t, 0, `"id": "sink-owner-differs"`, q2, "--adopt-sink")
