@@ -116,6 +116,8 @@ func App(opts Options) *cli.App {
 				return err
 			}
 			e.log = l
+			// the stores' SDKs log there too, not on stderr by themselves
+			c.Context = gateway.WithLogger(c.Context, l)
 			return nil
 		},
 		Action: groupAction,
