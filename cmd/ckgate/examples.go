@@ -7,10 +7,10 @@ import (
 
 // example is one line of a command's EXAMPLES help section: what it does
 // and the command line, which works as printed from a checkout of the
-// repository after `make demo` (local paths) or with the store's
-// credentials (cloud URLs).
+// repository after `make demo` (local paths; TestHelpExamplesRun runs
+// them) or with the store's credentials (cloud URLs).
 type example struct {
-	what, line string
+	what, line string // a line ending "# exit N" exits N
 }
 
 // examples are the EXAMPLES of every command, by full command name ("" is
@@ -41,8 +41,8 @@ var examples = map[string][]example{
 		{"the end offsets of batch 0", "ckgate store cat demo/checkpoint offsets/0"},
 	},
 	"store put": {
-		{"create a key from stdin (create-only: exits 3 if it exists)", "echo hello | ckgate store put - demo/scratch notes/hello.txt"},
-		{"replace a key outside any checkpoint", "ckgate store put README.md demo/scratch notes/readme.md --overwrite"},
+		{"create a key from stdin in a root made by store mb (create-only: exits 3 if it exists)", "echo hello | ckgate store put - demo/scratch notes/hello.txt"},
+		{"replace a key outside any checkpoint", "ckgate store put testdata/specs/clickstream-sessions.yaml demo/scratch notes/readme.md --overwrite"},
 		{"upload to S3", "ckgate store put report.json s3://my-bucket/reports report.json"},
 	},
 	"store rm": {
@@ -63,7 +63,7 @@ var examples = map[string][]example{
 
 	"run": {
 		{"process what the source holds now, then stop", "ckgate run testdata/specs/clickstream-sessions.yaml --checkpoint demo/checkpoint --available-now"},
-		{"one batch, progress as JSON lines", "ckgate run testdata/specs/clickstream-sessions.yaml --checkpoint demo/checkpoint --batches 1 --json"},
+		{"progress as JSON lines, one event per batch", "ckgate run testdata/specs/clickstream-sessions.yaml --checkpoint demo/checkpoint --available-now --json"},
 		{"run on S3 with Prometheus metrics", "ckgate run testdata/specs/clickstream-sessions.yaml --checkpoint s3://my-bucket/checkpoints/sessions --metrics-addr 127.0.0.1:9108"},
 	},
 
@@ -80,14 +80,14 @@ var examples = map[string][]example{
 	"policy test": {
 		{"the default policies' unit tests", "ckgate policy test"},
 		{"your policies with the defaults, every test listed", "ckgate policy test testdata/policies/example -v"},
-		{"only your policies, only some tests", "ckgate policy test testdata/policies/example --no-defaults --run size"},
+		{"only the tests whose name matches", "ckgate policy test testdata/policies/example --run size_limit"},
 	},
 	"policy rules": {
 		{"the default rules", "ckgate policy rules"},
 		{"with your policies added, as JSON", "ckgate policy rules --policy testdata/policies/example --json"},
 	},
 	"policy eval": {
-		{"may a housekeeping job delete a log entry? (exit 4: no)", `echo '{"action":"delete","key":"offsets/3","root":"file:///data/ck","principal":{"id":"cleaner","kind":"housekeeping"}}' | ckgate policy eval -`},
+		{"may a housekeeping job delete a log entry?", `echo '{"action":"delete","key":"offsets/3","root":"file:///data/ck","principal":{"id":"cleaner","kind":"housekeeping"}}' | ckgate policy eval -   # exit 4`},
 		{"decide an input file with your policies, as JSON", "ckgate policy eval input.json --policy testdata/policies/example --json"},
 	},
 
