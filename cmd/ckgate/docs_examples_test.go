@@ -14,8 +14,8 @@ import (
 )
 
 // demoFixture lays out in a new directory what a checkout holds after
-// `make demo`: the query specs, policies, plans and lifecycle files of
-// testdata/, the demo clickstream, demo/checkpoint and demo/out/sessions
+// `make demo`: the query specs, policies, plans, lifecycle files and Spark
+// checkpoints of testdata/, the demo clickstream, demo/checkpoint and demo/out/sessions
 // of one complete run, and a store root demo/scratch holding
 // notes/readme.md. With archived, demo/archive-1 is an archive of
 // demo/checkpoint too (what `ckgate archive demo/checkpoint demo/archive-1`
@@ -23,7 +23,7 @@ import (
 func demoFixture(t *testing.T, archived bool) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, d := range []string{"specs", "policies", "plans", "lifecycle"} {
+	for _, d := range []string{"specs", "policies", "plans", "lifecycle", "spark"} {
 		if err := os.CopyFS(filepath.Join(dir, "testdata", d), os.DirFS(filepath.Join("..", "..", "testdata", d))); err != nil {
 			t.Fatal(err)
 		}
