@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 )
@@ -36,7 +37,12 @@ func (e *env) completion(c *cli.Context) error {
 	case "zsh":
 		script = zshCompletion
 	case "fish":
-		if script, err = c.App.ToFishCompletion(); err != nil {
+		// From a copy of the tree without urfave/cli's help commands: one
+		// help command value is shared by every App (and tests build many),
+		// so it can end up among its own subcommands.
+		flags := slices.DeleteFunc(slices.Clone(c.App.Flags), func(f cli.Flag) bool { return f == cli.HelpFlag || f == cli.VersionFlag })
+		app := &cli.App{Name: c.App.Name, Usage: c.App.Usage, Version: c.App.Version, Flags: flags, Commands: withoutHelp(c.App.Commands)}
+		if script, err = app.ToFishCompletion(); err != nil {
 			return fmt.Errorf("fish completion: %w", err)
 		}
 	default:
@@ -44,6 +50,20 @@ func (e *env) completion(c *cli.Context) error {
 	}
 	_, err = fmt.Fprint(e.stdout, script)
 	return err
+}
+
+// withoutHelp copies cmds and their subcommands, leaving out "help".
+func withoutHelp(cmds []*cli.Command) []*cli.Command {
+	var out []*cli.Command
+	for _, c := range cmds {
+		if c.Name == "help" {
+			continue
+		}
+		cp := *c
+		cp.Subcommands = withoutHelp(c.Subcommands)
+		out = append(out, &cp)
+	}
+	return out
 }
 
 // bashCompletion asks ckgate for the words that may follow the line typed

@@ -81,10 +81,18 @@ func TestCompletionBash(t *testing.T) {
 // TestCompletionScripts: zsh and fish scripts name every command; an
 // unknown shell is a usage error with a suggestion.
 func TestCompletionScripts(t *testing.T) {
+	// urfave/cli shares one help command among every App and adds it to
+	// groups as they run: after these, it is among its own subcommands.
+	for _, args := range [][]string{{"help", "help"}, {"store", "help", "help"}, {"help", "store"}, {"retention", "help"}} {
+		ckgate(t, Options{}, "", args...)
+	}
 	zsh := ckgate(t, Options{}, "", "completion", "zsh")
 	zsh.want(t, 0, "#compdef ckgate", "--generate-bash-completion", "compdef _ckgate ckgate")
 	fish := ckgate(t, Options{}, "", "completion", "fish")
 	fish.want(t, 0, "complete -c ckgate")
+	if n := strings.Count(fish.stdout, "__fish_ckgate_no_subcommand' -f -l help"); n != 1 {
+		t.Errorf("the fish script completes the app's --help %d times", n)
+	}
 	for _, path := range commandPaths(App(Options{}).Commands, "") {
 		if path == "" {
 			continue
