@@ -37,12 +37,7 @@ func (e *env) completion(c *cli.Context) error {
 	case "zsh":
 		script = zshCompletion
 	case "fish":
-		// From a copy of the tree without urfave/cli's help commands: one
-		// help command value is shared by every App (and tests build many),
-		// so it can end up among its own subcommands.
-		flags := slices.DeleteFunc(slices.Clone(c.App.Flags), func(f cli.Flag) bool { return f == cli.HelpFlag || f == cli.VersionFlag })
-		app := &cli.App{Name: c.App.Name, Usage: c.App.Usage, Version: c.App.Version, Flags: flags, Commands: withoutHelp(c.App.Commands)}
-		if script, err = app.ToFishCompletion(); err != nil {
+		if script, err = docApp(c.App).ToFishCompletion(); err != nil {
 			return fmt.Errorf("fish completion: %w", err)
 		}
 	default:
@@ -50,6 +45,16 @@ func (e *env) completion(c *cli.Context) error {
 	}
 	_, err = fmt.Fprint(e.stdout, script)
 	return err
+}
+
+// docApp is a copy of app's tree for documentation and completion,
+// without urfave/cli's help commands and flags (it adds its own): one help
+// command value is shared by every App (tests build many) and can end up
+// among its own subcommands, which the generators would follow forever.
+func docApp(app *cli.App) *cli.App {
+	flags := slices.DeleteFunc(slices.Clone(app.Flags), func(f cli.Flag) bool { return f == cli.HelpFlag || f == cli.VersionFlag })
+	return &cli.App{Name: app.Name, Usage: app.Usage, UsageText: app.UsageText, Description: app.Description,
+		Version: app.Version, Flags: flags, Commands: withoutHelp(app.Commands)}
 }
 
 // withoutHelp copies cmds and their subcommands, leaving out "help".

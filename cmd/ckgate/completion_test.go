@@ -11,8 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ckgate/ckgate/internal/hostiletest"
+	"time"
 )
 
 // ckgateOnPath returns a directory holding a `ckgate` executable that runs
@@ -31,6 +30,11 @@ func ckgateOnPath(t *testing.T) string {
 	return dir
 }
 
+// shellWatchdog bounds a shell script of shell(): a script still running
+// then blocked (it runs the examples of a command, rehearse's drills
+// included, on a machine that may be busy).
+const shellWatchdog = 5 * time.Minute
+
 // shell runs script with bash in dir, ckgate on its PATH, and returns
 // stdout; a non-zero exit fails the test.
 func shell(t *testing.T, dir, script string) string {
@@ -38,7 +42,7 @@ func shell(t *testing.T, dir, script string) string {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Fatalf("bash: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), hostiletest.Watchdog)
+	ctx, cancel := context.WithTimeout(context.Background(), shellWatchdog)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-euo", "pipefail", "-c", script)
 	cmd.Dir = dir
@@ -46,6 +50,9 @@ func shell(t *testing.T, dir, script string) string {
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("still running after %s (blocked), killed", shellWatchdog)
+		}
 		t.Fatalf("bash -c %q: %v\nstdout:\n%s\nstderr:\n%s", script, err, out.String(), errOut.String())
 	}
 	return out.String()

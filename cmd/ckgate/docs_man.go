@@ -60,7 +60,9 @@ func (e *env) docsMan(c *cli.Context) error {
 // manPage renders app's man page: urfave/cli's markdown of the command
 // tree, then the EXAMPLES of every command and the EXIT STATUS.
 func manPage(app *cli.App, section int) ([]byte, error) {
-	md, err := app.ToMarkdown()
+	d := docApp(app)
+	d.Flags = app.Flags // --help and --version among the global options
+	md, err := d.ToMarkdown()
 	if err != nil {
 		return nil, fmt.Errorf("man page: %w", err)
 	}

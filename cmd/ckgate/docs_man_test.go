@@ -4,11 +4,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ckgate/ckgate/internal/hostiletest"
 )
 
 // TestDocsManWritesPage: `ckgate docs man DIR` writes DIR/ckgate.1 from
@@ -16,6 +19,11 @@ import (
 // man reads without a warning; a second run replaces it, and a symbolic
 // link at its name is replaced, never written through.
 func TestDocsManWritesPage(t *testing.T) {
+	// urfave/cli shares one help command among every App and adds it to
+	// groups as they run: after these, it is among its own subcommands.
+	for _, args := range [][]string{{"help", "help"}, {"store", "help", "help"}, {"help", "store"}, {"retention", "help"}} {
+		ckgate(t, Options{}, "", args...)
+	}
 	dir := filepath.Join(t.TempDir(), "man")
 	r := ckgate(t, Options{}, "", "docs", "man", dir)
 	r.want(t, 0, "wrote "+filepath.Join(dir, "ckgate.1"))
@@ -36,7 +44,9 @@ func TestDocsManWritesPage(t *testing.T) {
 		}
 	}
 	if _, err := exec.LookPath("man"); err == nil {
-		cmd := exec.Command("man", "-l", "--warnings", filepath.Join(dir, "ckgate.1"))
+		ctx, cancel := context.WithTimeout(context.Background(), hostiletest.Watchdog)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "man", "-l", "--warnings", filepath.Join(dir, "ckgate.1"))
 		cmd.Env = append(os.Environ(), "MANPAGER=cat", "PAGER=cat", "MANWIDTH=100")
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
