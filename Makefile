@@ -15,11 +15,13 @@ SOAK_RUNS    ?= 50
 DEMO_DIR     := demo
 PKGS         ?= ./...
 
-.PHONY: build tools test soak bench fuzz lint demo clean
+.PHONY: build tools test soak bench fuzz lint demo man clean
 
-## build: the ckgate binary in bin/, with the version stamped in
+## build: the ckgate binary in bin/, with the version stamped in (the first build compiles the cloud SDKs and OPA: minutes; -v names each package)
 build:
-	$(GO) build -ldflags '$(LDFLAGS)' -o bin/ckgate ./cmd/ckgate
+	@echo "building bin/ckgate: $(GO) build -v -ldflags '$(LDFLAGS)' -o bin/ckgate ./cmd/ckgate"
+	echo "(the first build compiles the AWS, GCS and Azure SDKs and OPA and takes a few minutes; later ones take seconds)"
+	$(GO) build -v -ldflags '$(LDFLAGS)' -o bin/ckgate ./cmd/ckgate
 
 ## tools: the pinned storage emulators (versitygw, fake-gcs-server, Azurite) in .tools/
 tools:
@@ -60,9 +62,15 @@ lint:
 	echo "$(GO) vet ./..."
 	$(GO) vet ./...
 
+## man: the man page man/ckgate.1, made from the command definitions (ckgate docs man)
+man: build
+	@echo "\$$ ckgate docs man man"
+	bin/ckgate docs man man
+
 ## demo: sessionize a generated clickstream (late and duplicate events) with the embedded engine on the local disk; run it twice: the second run finds nothing new and appends nothing
 demo: build
 	@mkdir -p $(DEMO_DIR)
+	echo "generating the demo clickstream (compiling the generator first)"
 	echo "\$$ go run ./testdata/events/gen $(DEMO_DIR)/clickstream"
 	$(GO) run ./testdata/events/gen $(DEMO_DIR)/clickstream
 	echo "\$$ ckgate run --checkpoint $(DEMO_DIR)/checkpoint --available-now --format text testdata/specs/clickstream-sessions.yaml"
@@ -71,4 +79,4 @@ demo: build
 
 ## clean: remove build output and the demo checkpoint (not the installed tools)
 clean:
-	rm -rf bin $(DEMO_DIR)
+	rm -rf bin man $(DEMO_DIR)

@@ -59,6 +59,9 @@ type ArchiveOptions struct {
 	Reason    string
 	// Concurrency bounds parallel copies (default 8).
 	Concurrency int
+	// Progress, when set, is called after each key copied (from any
+	// goroutine, serialised) with the number done and the total.
+	Progress func(done, total int)
 	// AllowLiveWriter archives even when a ckgate writer holds its lease
 	// (the copy may then miss its latest writes).
 	AllowLiveWriter bool
@@ -186,9 +189,17 @@ func Archive(ctx context.Context, src, dst gateway.Store, opts ArchiveOptions) (
 		keys = append(keys, a)
 	}
 	entries := make([]ManifestEntry, len(keys))
+	var mu sync.Mutex
+	copied := 0
 	if err := parallel(ctx, opts.Concurrency, len(keys), func(ctx context.Context, i int) error {
 		e, err := copyKey(ctx, src, dst, keys[i], "")
 		entries[i] = e
+		if err == nil && opts.Progress != nil {
+			mu.Lock()
+			copied++
+			opts.Progress(copied, len(keys))
+			mu.Unlock()
+		}
 		return err
 	}); err != nil {
 		return nil, fmt.Errorf("archive copy: %w", err)

@@ -57,6 +57,10 @@ type Options struct {
 	// duplicate.
 	BeforeReconcile func(ctx context.Context, scenario string, sink gateway.Store) error
 	Logger          *slog.Logger
+	// Progress, when set, is called before each step (the fault-free
+	// "reference" run, then each scenario, by name) with the steps done and
+	// their total, and once at the end with done == total and name "".
+	Progress func(done, total int, name string)
 }
 
 // Scenario describes one drill.
@@ -170,21 +174,29 @@ func Run(ctx context.Context, s *spec.Spec, opts Options) (rep *Report, err erro
 		return nil, err
 	}
 	r.production = rep.Production
+	progress := func(done int, name string) {
+		if opts.Progress != nil {
+			opts.Progress(done, len(sel)+1, name)
+		}
+	}
+	progress(0, "reference")
 	if r.ref, err = r.reference(ctx, r.input, r.files); err != nil {
 		return nil, fmt.Errorf("reference run: %w", err)
 	}
 	rep.Reference = ReferenceStats{Files: len(r.files), Batches: len(r.ref.progress), RowsIn: r.ref.rowsIn,
 		RowsOut: int64(len(r.ref.rows)), LateDropped: r.ref.late, StateRows: r.ref.stateRows}
 	rep.OK = true
-	for _, i := range sel {
+	for n, i := range sel {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		sc := scenarios[i]
+		progress(n+1, sc.name)
 		res := r.runScenario(ctx, sc)
 		rep.Scenarios = append(rep.Scenarios, res)
 		rep.OK = rep.OK && res.OK
 	}
+	progress(len(sel)+1, "")
 	rep.Duration = time.Since(start)
 	return rep, nil
 }

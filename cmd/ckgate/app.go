@@ -38,14 +38,15 @@ EXIT STATUS:
    130  interrupted (SIGINT or SIGTERM)
 `
 
+// The help templates; setupCommand adds each command's EXAMPLES and the
+// EXIT STATUS section.
 var (
-	appHelpTemplate     = cli.AppHelpTemplate + exitStatusHelp
-	commandHelpTemplate = cli.CommandHelpTemplate + exitStatusHelp
+	commandHelpTemplate = cli.CommandHelpTemplate
 	// The command list is rendered without categories: urfave/cli builds a
 	// command's categories only when it runs, so "ckgate help store" would
 	// otherwise stop at the COMMANDS section.
 	subcommandHelpTemplate = strings.Replace(cli.SubcommandHelpTemplate,
-		`{{template "visibleCommandCategoryTemplate" .}}`, `{{template "visibleCommandTemplate" .}}`, 1) + exitStatusHelp
+		`{{template "visibleCommandCategoryTemplate" .}}`, `{{template "visibleCommandTemplate" .}}`, 1)
 )
 
 // env is the state the commands share: the injected streams, the registry
@@ -94,8 +95,10 @@ func App(opts Options) *cli.App {
 		Reader:                e.stdin,
 		Writer:                e.stdout,
 		ErrWriter:             e.stderr,
-		CustomAppHelpTemplate: appHelpTemplate,
-		HideHelpCommand:       false,
+		CustomAppHelpTemplate: cli.AppHelpTemplate + examplesSection("") + exitStatusHelp,
+		// ckgate --generate-bash-completion: what `ckgate completion` scripts call
+		EnableBashCompletion: true,
+		HideHelpCommand:      false,
 		// urfave/cli calls os.Exit for cli.ExitCoder errors unless this is set.
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   onUsageError,
@@ -113,6 +116,8 @@ func App(opts Options) *cli.App {
 				return err
 			}
 			e.log = l
+			// the stores' SDKs log there too, not on stderr by themselves
+			c.Context = gateway.WithLogger(c.Context, l)
 			return nil
 		},
 		Action: groupAction,
@@ -130,30 +135,33 @@ func App(opts Options) *cli.App {
 			e.restoreCommand(),
 			e.freshStartCommand(),
 			e.rehearseCommand(),
+			e.completionCommand(),
+			e.docsCommand(),
 		},
 	}
 	for _, c := range app.Commands {
-		setupCommand(c)
+		setupCommand(c, c.Name)
 	}
 	return app
 }
 
-// setupCommand gives c and its subcommands the EXIT STATUS help section,
-// typed usage errors and --json next to --format.
-func setupCommand(c *cli.Command) {
+// setupCommand gives c (named name in full: "retention plan") and its
+// subcommands the EXAMPLES and EXIT STATUS help sections, typed usage
+// errors and --json next to --format.
+func setupCommand(c *cli.Command, name string) {
 	c.OnUsageError = onUsageError
 	addJSONFlag(c)
 	if len(c.Subcommands) > 0 {
-		c.CustomHelpTemplate = subcommandHelpTemplate
+		c.CustomHelpTemplate = subcommandHelpTemplate + examplesSection(name) + exitStatusHelp
 		if c.Action == nil {
 			c.Action = groupAction
 		}
 	} else {
-		c.CustomHelpTemplate = commandHelpTemplate
+		c.CustomHelpTemplate = commandHelpTemplate + examplesSection(name) + exitStatusHelp
 		c.HideHelpCommand = true // "help" is an argument of a leaf command, not a topic
 	}
 	for _, sub := range c.Subcommands {
-		setupCommand(sub)
+		setupCommand(sub, name+" "+sub.Name)
 	}
 }
 

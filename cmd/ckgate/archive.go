@@ -42,6 +42,7 @@ func (e *env) archiveCommand() *cli.Command {
 			&cli.StringFlag{Name: "reason", Usage: "why (required with --fresh-start): recorded in the marker and manifest"},
 			&cli.StringFlag{Name: "principal", Usage: "who archives, recorded and given to the policy (default: the OS user)"},
 			&cli.IntFlag{Name: "concurrency", Value: 8, Usage: "copy `N` keys at a time"},
+			progressFlag(),
 			decisionLogFlag(),
 			formatFlag(),
 		}, policyFlags()...),
@@ -130,11 +131,14 @@ func (e *env) archive(c *cli.Context) error {
 		return err
 	}
 	defer done()
+	bar := e.progressBar(c, "copying")
 	res, err := lifecycle.Archive(ctx, src, dst, lifecycle.ArchiveOptions{
 		Source: a[0], Dest: a[1], FreshStart: fresh, Reason: reason, NewRoot: newRoot, NewStore: newStore,
 		Principal:   lifecycle.Principal{ID: p.ID, Kind: p.Kind},
 		Concurrency: c.Int("concurrency"),
+		Progress:    func(done, total int) { bar.set(done, total, "") },
 	})
+	bar.close()
 	if lerr := log.Err(); lerr != nil && err == nil {
 		err = fmt.Errorf("decision log: %w", lerr)
 	}

@@ -11,9 +11,18 @@ import (
 // runApp runs app on args (args[0] is the program name) after orderArgs.
 // Run and the tests that drive an App call it, so every command line goes
 // through the same reordering.
+// The completion flag the shell scripts append (see completion.go) stays
+// last, where urfave/cli looks for it.
 func runApp(ctx context.Context, app *cli.App, args []string) error {
+	if n := len(args); n > 1 && args[n-1] == completionFlag {
+		return app.RunContext(ctx, append(orderArgs(app, args[:n-1]), completionFlag))
+	}
 	return app.RunContext(ctx, orderArgs(app, args))
 }
+
+// completionFlag asks for the words that may follow (urfave/cli's
+// EnableBashCompletion).
+const completionFlag = "--generate-bash-completion"
 
 // orderArgs lets flags go anywhere: urfave/cli stops parsing a command's
 // flags at its first argument, so orderArgs rewrites args to put every flag

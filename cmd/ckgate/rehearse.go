@@ -52,6 +52,7 @@ func (e *env) rehearseCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "scenarios", Usage: "run only these scenarios (`LIST` of names or numbers)"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed `N` of the random faults", DefaultText: "from the clock, printed in the report"},
 			&cli.Float64Flag{Name: "fault-rate", Value: 0.10, Usage: "share `RATE` of store requests that fail in store-faults (more than 0, at most 0.5)"},
+			progressFlag(),
 			formatFlag(),
 		},
 		Action: e.rehearse,
@@ -75,10 +76,12 @@ func (e *env) rehearse(c *cli.Context) error {
 	if err != nil {
 		return &InputError{Err: err}
 	}
-	rep, err := rehearse.Run(c.Context, s, rehearse.Options{
+	bar := e.progressBar(c, "rehearsing")
+	rep, err := rehearse.Run(c.Context, s, rehearse.Options{Progress: bar.set,
 		Input: c.String("input"), Checkpoint: c.String("checkpoint"), Workdir: c.String("workdir"), Keep: c.Bool("keep"),
 		Scenarios: c.StringSlice("scenarios"), Seed: seed, Registry: e.registry, FaultRate: rate, Logger: e.log,
 	})
+	bar.close()
 	if errors.Is(err, rehearse.ErrSetup) {
 		return &InputError{Err: err}
 	}

@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway"
@@ -63,7 +60,7 @@ func (e *env) retentionCommand() *cli.Command {
 					&cli.StringFlag{Name: "plan", Usage: "delete exactly what the reviewed plan `FILE` (retention plan --out) removes; refused (exit 3) if the checkpoint changed in a way that makes it unsafe"},
 					&cli.StringFlag{Name: "principal", Value: "ckgate-retention", Usage: "principal `ID` (kind retention)"},
 					&cli.IntFlag{Name: "concurrency", Value: lifecycle.DefaultApplyConcurrency, Usage: "at most `N` deletes at once"},
-					&cli.BoolFlag{Name: "progress", Usage: "show a progress bar (default: when stderr is a terminal)"}),
+					progressFlag()),
 				Action: e.retentionApply,
 			},
 		},
@@ -349,9 +346,9 @@ func (e *env) applyPlan(c *cli.Context, st gateway.Store, raw string, r *lifecyc
 	}
 	defer done()
 	opts := lifecycle.ApplyOptions{Concurrency: c.Int("concurrency")}
-	if bar := e.progressBar(c, len(r.Remove)); bar != nil {
-		opts.Progress = func(done, _ int) { _ = bar.Set(done) }
-		defer bar.Close()
+	if bar := e.progressBar(c, "deleting"); bar != nil {
+		opts.Progress = func(done, total int) { bar.set(done, total, "") }
+		defer bar.close()
 	}
 	res, err := lifecycle.Apply(c.Context, guarded, r, opts)
 	if err != nil {
@@ -359,21 +356,4 @@ func (e *env) applyPlan(c *cli.Context, st gateway.Store, raw string, r *lifecyc
 	}
 	_, err = fmt.Fprintf(e.stdout, "%splan %s: deleted %d %s (%d bytes), %d already gone\n", label, id, res.Deleted, what, r.RemovedBytes, res.Missing)
 	return err
-}
-
-// progressBar returns a bar on stderr when it is a terminal (or --progress).
-func (e *env) progressBar(c *cli.Context, total int) *progressbar.ProgressBar {
-	show := c.Bool("progress")
-	if !c.IsSet("progress") {
-		f, ok := e.stderr.(*os.File)
-		show = ok && term.IsTerminal(int(f.Fd()))
-	}
-	if !show {
-		return nil
-	}
-	return progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(e.stderr),
-		progressbar.OptionSetDescription("deleting"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionClearOnFinish())
 }

@@ -236,7 +236,7 @@ func Open(ctx context.Context, u *url.URL) (gateway.Store, error) {
 		return nil, err
 	}
 	where := shown(u)
-	var opts []func(*config.LoadOptions) error
+	opts := []func(*config.LoadOptions) error{config.WithLogger(sdkLogger{gateway.LoggerFrom(ctx)})}
 	if s.Region != "" {
 		opts = append(opts, config.WithRegion(s.Region))
 	}
