@@ -111,8 +111,10 @@ var examples = map[string][]example{
 		{"keep the latest 2 batches", "ckgate retention plan demo/checkpoint --min-batches 2"},
 		{"keep 3 days too, and plan the sink's manifests", "ckgate retention plan demo/checkpoint --min-batches 2 --retain-for 3d --sink demo/out/sessions"},
 		{"as JSON", "ckgate retention plan demo/checkpoint --json"},
+		{"write the plan for review, then apply exactly it", "ckgate retention plan demo/checkpoint --min-batches 2 --out demo/retention-plan.json"},
 	},
 	"retention apply": {
+		{"apply exactly the reviewed plan (exit 3 if the checkpoint changed under it)", "ckgate retention apply --plan demo/retention-plan.json"},
 		{"delete what the plan removes", "ckgate retention apply demo/checkpoint --min-batches 2"},
 		{"record every decision", "ckgate retention apply demo/checkpoint --min-batches 2 --decision-log demo/retention-decisions.jsonl"},
 	},

@@ -34,7 +34,8 @@ func (e *env) runCommand() *cli.Command {
 			"resumes where the checkpoint says (a batch logged but not committed is re-run with the same\n" +
 			"offsets); a checkpoint written by another query, plan, source or sink is refused.\n" +
 			"A writer that crashed on this host is taken over at once; another live writer is waited for\n" +
-			"until its lease expires (--force takes over at once).\n" +
+			"until its lease expires or it releases the checkpoint, noticed within a second (--force takes\n" +
+			"over at once).\n" +
 			"Relative paths in SPEC and --checkpoint are resolved against the working directory.\n" +
 			"Progress: a live line on a terminal, one JSON progress event per batch otherwise (--format).\n" +
 			"Policy: the job (principal kind job) opens the checkpoint and writes every checkpoint and sink\n" +
