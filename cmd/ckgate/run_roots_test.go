@@ -44,6 +44,8 @@ func TestRunWarnsOnNonEmptyDirectory(t *testing.T) {
 	if !strings.Contains(r.stderr, "warning") || !strings.Contains(r.stderr, "not a checkpoint") || !strings.Contains(r.stderr, notes) {
 		t.Fatalf("no warning about the non-empty directory:\n%s", r.stderr)
 	}
+	// (a demo of its own: the first query owns this one's sink)
+	dir, sp = demoDir(t)
 	r = runCLI(t, dir, "run", "--format", "text", "--checkpoint", "fresh", "--batches", "1", sp)
 	r.want(t, 0)
 	if strings.Contains(r.stderr, "warning") {
