@@ -17,6 +17,7 @@ type OpenRequest struct {
 	Root         string
 	QueryID      string
 	KnownQueries []KnownQuery // added to data.ckgate.queries
+	Warn         func(Warning) // told an allowed open's warnings, if any
 }
 
 // CheckOpen decides whether req may open the checkpoint held by store (a
@@ -66,7 +67,10 @@ func DecideOpen(ctx context.Context, e *Engine, req OpenRequest, mdID string, lo
 		Checkpoint:   Facts{QueryID: req.QueryID, MetadataQueryID: mdID},
 		KnownQueries: known,
 	}
-	_, err = Evaluate(ctx, e, in, log)
+	d, err := Evaluate(ctx, e, in, log)
+	if err == nil && req.Warn != nil && len(d.Warn) > 0 {
+		req.Warn(Warning{Action: in.Action, Path: root, Violations: d.Warn})
+	}
 	return err
 }
 

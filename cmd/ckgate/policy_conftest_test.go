@@ -152,11 +152,16 @@ warn contains {"msg": "output written during the freeze", "code": "ORG-W1"} if {
 	input.action == "put"
 	contains(input.location, "/demo/out/")
 }
+
+warn contains "opened during the freeze" if input.action == "open"
 `), 0o644)
 	r = runCLI(t, dir, "run", "--policy", pol, "--checkpoint", "demo/checkpoint", "--available-now", sp)
 	r.want(t, 0)
 	if !strings.Contains(r.stderr, "ckgate: warning: policy: put file://") || !strings.Contains(r.stderr, "rule ORG-W1 (outfreeze): output written during the freeze") {
 		t.Fatalf("the run's warnings are not shown:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stderr, "ckgate: warning: policy: open file://") || !strings.Contains(r.stderr, "rule outfreeze: opened during the freeze") {
+		t.Fatalf("the open's warning is not shown:\n%s", r.stderr)
 	}
 	if got := listTree(t, filepath.Join(dir, "demo", "out")); len(got) == 0 {
 		t.Fatal("a warned run wrote no output")

@@ -69,7 +69,7 @@ func (e *env) guardRun(c *cli.Context, cp gateway.Store, ckURL string, s *spec.S
 	if g.queryID == "" {
 		g.queryID = engine.NewUUID() // a new checkpoint: the engine names the query itself
 	}
-	req := policy.OpenRequest{Principal: g.principal, Root: ckURL, QueryID: g.queryID}
+	req := policy.OpenRequest{Principal: g.principal, Root: ckURL, QueryID: g.queryID, Warn: e.policyWarning}
 	if err := policy.DecideOpen(c.Context, eng, req, mdID, log); err != nil {
 		closeLog()
 		return nil, nil, err
