@@ -14,9 +14,9 @@ import (
 // Keys Restore writes at its destination.
 const (
 	// RestoreKey is written first: a restore of this archive began here.
-	RestoreKey = checkpoint.CkgateDir + "/restore.json"
+	RestoreKey = checkpoint.RestoreKey
 	// RestoredKey is written last: every file is in place and verified.
-	RestoredKey = checkpoint.CkgateDir + "/restored.json"
+	RestoredKey = checkpoint.RestoredKey
 )
 
 // ErrRestoreIncomplete: a restore into the root began (RestoreKey) and did

@@ -205,9 +205,16 @@ func TestRestoreInterrupted(t *testing.T) {
 		}
 	}
 	runCLI(t, dir, "run", "--checkpoint", "restored", "--available-now", sp).wantErr(t, 1, "restore into this root did not complete", "ckgate restore")
+	// inspect says so too (an error finding), and stops saying it once done
+	if r := runCLI(t, dir, "inspect", "restored"); r.code != 1 || !strings.Contains(r.stdout, "restore-incomplete") || !strings.Contains(r.stdout, "ckgate restore ARCHIVE DEST` again") {
+		t.Fatalf("inspect of a half-restored root: exit %d\n%s", r.code, r.stdout)
+	}
 	r := runCLI(t, dir, "restore", "arc", "restored")
 	r.want(t, 0, "completed an earlier restore")
 	sameFiles(t, filepath.Join(dir, "ck"), dest)
+	if r := runCLI(t, dir, "inspect", "restored"); strings.Contains(r.stdout+r.stderr, "restore-incomplete") {
+		t.Fatalf("a completed restore is still reported incomplete:\n%s", r.stdout)
+	}
 	runCLI(t, dir, "run", "--checkpoint", "restored", "--available-now", sp).want(t, 0)
 }
 

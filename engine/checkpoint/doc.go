@@ -115,6 +115,7 @@
 //	partitions-mismatch      warning         operator metadata and offset log disagree on partitions
 //	sink-ahead               warning         the file sink log (Options.Sink) holds batches beyond L
 //	sink-owner-differs       warning         the file sink's owner record names another query
+//	restore-incomplete       error           a restore into the root began and did not complete
 //	batch-out-of-range       error           a log file named by a batch id beyond MaxBatchID (2^62)
 //
 // Report.OK is false for an inconsistent status or any error finding;

@@ -74,6 +74,7 @@ const (
 	FindingSinkAhead             = "sink-ahead"
 	FindingSinkOwner             = "sink-owner-differs"
 	FindingBatchOutOfRange       = "batch-out-of-range"
+	FindingRestoreIncomplete     = "restore-incomplete"
 )
 
 // findingForError turns the error of reading or decoding key into a
@@ -159,6 +160,8 @@ func nextStep(f Finding) string {
 		return "no action needed: a restart does not read these files; retention may delete them once obsolete"
 	case FindingBatchOutOfRange:
 		return "no Spark or ckgate run can write or resume past this batch id: restore the checkpoint from an archive (`ckgate restore ARCHIVE DEST`), or start over with `ckgate fresh-start`; do not rename log entries by hand"
+	case FindingRestoreIncomplete:
+		return "run the same `ckgate restore ARCHIVE DEST` again: it checks what is there and copies the rest; until then `ckgate run` refuses this root"
 	case FindingSourceLogMissing:
 		return "restore the checkpoint with its source log from an archive (`ckgate restore ARCHIVE DEST`), or start over with `ckgate fresh-start`"
 	}

@@ -26,13 +26,18 @@ import (
 // Names that are not part of the layout (dotfiles, *.tmp) are ignored by
 // Spark; Inspect reports them.
 const (
-	MetadataKey   = "metadata"
-	OffsetsDir    = "offsets"
-	CommitsDir    = "commits"
-	SourcesDir    = "sources"
-	StateDir      = "state"
-	CkgateDir     = "_ckgate"
-	PlanKey       = "_ckgate/plan.json"
+	MetadataKey = "metadata"
+	OffsetsDir  = "offsets"
+	CommitsDir  = "commits"
+	SourcesDir  = "sources"
+	StateDir    = "state"
+	CkgateDir   = "_ckgate"
+	PlanKey     = "_ckgate/plan.json"
+	// RestoreKey is written first by a restore into the root (ckgate
+	// restore), RestoredKey last: the first without the second is a
+	// restore that did not complete.
+	RestoreKey    = "_ckgate/restore.json"
+	RestoredKey   = "_ckgate/restored.json"
 	DefaultStore  = "default"
 	schemaFile    = "schema"
 	metadataDir   = "_metadata"

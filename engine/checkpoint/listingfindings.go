@@ -20,6 +20,10 @@ func (in *inspector) listingFindings() {
 		in.add(Finding{ID: FindingBatchOutOfRange, Severity: SeverityError, Key: e.Key,
 			Message: fmt.Sprintf("named by a batch id beyond the largest ckgate accepts (%d); not read as a batch", MaxBatchID)})
 	}
+	if x.byKey[RestoreKey] != nil && x.byKey[RestoredKey] == nil {
+		in.add(Finding{ID: FindingRestoreIncomplete, Severity: SeverityError, Key: RestoreKey,
+			Message: "a restore into this root began and did not complete (no " + RestoredKey + "): it is not a whole checkpoint"})
+	}
 	for _, e := range x.ignored {
 		in.add(Finding{ID: FindingIgnoredFile, Severity: SeverityInfo, Key: e.Key,
 			Message: "not part of the checkpoint layout; ignored"})
