@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned emulators the tests run against into .tools/ (git-ignored),
-# skipping what is already there: versitygw (S3), fake-gcs-server (GCS), Azurite (Azure Blob).
+# skipping what is already there: versitygw (S3), fake-gcs-server (GCS), Azurite (Azure Blob),
+# and the opa CLI the policy tests cross-check against.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tools="$root/.tools"
@@ -13,6 +14,10 @@ fi
 if [ ! -x "$tools/bin/fake-gcs-server" ]; then
   echo "installing fake-gcs-server v1.56.1" >&2
   go install github.com/fsouza/fake-gcs-server@v1.56.1
+fi
+if [ ! -x "$tools/bin/opa" ]; then
+  echo "installing opa v1.22.3 (the policy tests cross-check the default policies with opa check --strict and opa test)" >&2
+  go install github.com/open-policy-agent/opa@v1.22.3
 fi
 if [ ! -x "$tools/node_modules/.bin/azurite-blob" ]; then
   echo "installing azurite 3.37.0" >&2
