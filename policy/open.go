@@ -16,7 +16,7 @@ type OpenRequest struct {
 	Principal    Principal
 	Root         string
 	QueryID      string
-	KnownQueries []KnownQuery // added to data.ckgate.queries
+	KnownQueries []KnownQuery  // added to data.ckgate.queries
 	Warn         func(Warning) // told an allowed open's warnings, if any
 }
 
