@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ckgate/ckgate/engine/spec"
 	"github.com/ckgate/ckgate/rehearse"
@@ -269,5 +273,48 @@ func TestCutoverWithoutProductionRunsABaseline(t *testing.T) {
 	rep := w.rehearse(t, w.cur, rehearse.CutoverOptions{Interval: &iv})
 	if !rep.Baseline || rep.Boundary.FromBatch != 1 || rep.Boundary.ToBatch != 1 || rep.Verdict != rehearse.VerdictSame {
 		t.Fatalf("baseline %v, boundary %+v, verdict %s", rep.Baseline, rep.Boundary, rep.Verdict)
+	}
+}
+
+// TestCutoverHTTPSink: with an http sink both runs post to their own
+// receivers (the http sink's ledger of the re-run batches is cut from the
+// copies, so they are sent again), never to the production endpoint.
+func TestCutoverHTTPSink(t *testing.T) {
+	ctx := context.Background()
+	w := newCutoverWorld(t, watermarkStream(), "10m", "5m", false)
+	var hits atomic.Int64
+	prod := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer prod.Close()
+	withHTTP := func(s *spec.Spec) *spec.Spec {
+		s.Sink = spec.Sink{Kind: spec.SinkHTTP, URL: prod.URL, Headers: map[string]string{"Authorization": "Bearer prod"}, BatchSize: 20,
+			Timeout: spec.Duration(10 * time.Second)}
+		return s
+	}
+	cur := withHTTP(w.load(t, w.cur))
+	if err := ct.RunSpec(ctx, cur, w.cp, w.dir); err != nil {
+		t.Fatal(err)
+	}
+	posted := hits.Load()
+	if posted == 0 {
+		t.Fatal("the production run posted nothing")
+	}
+	wm := w.cur
+	wm.Watermark = "20m"
+	from := int64(1)
+	for _, tc := range []struct {
+		cand    *spec.Spec
+		verdict string
+	}{{withHTTP(w.load(t, w.cur)), rehearse.VerdictSame}, {withHTTP(w.load(t, wm)), rehearse.VerdictDiffers}} {
+		rep, err := rehearse.Cutover(ctx, cur, tc.cand, rehearse.CutoverOptions{FromBatch: &from,
+			Options: rehearse.Options{Registry: registry(), BaseDir: w.dir, Checkpoint: w.cp}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdict != tc.verdict || rep.Current.RowsOut == 0 || !rep.Cand.Restored {
+			t.Errorf("watermark %s: verdict %s (want %s), rows out %d: %v", tc.cand.Watermark, rep.Verdict, tc.verdict, rep.Current.RowsOut, rep.Reasons)
+		}
+	}
+	if n := hits.Load(); n != posted {
+		t.Fatalf("the production endpoint got %d requests during the rehearsals", n-posted)
 	}
 }

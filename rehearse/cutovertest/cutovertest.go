@@ -102,6 +102,12 @@ func RunProduction(ctx context.Context, specPath, cpDir string) error {
 	if err != nil {
 		return err
 	}
+	return RunSpec(ctx, s, cpDir, filepath.Dir(specPath))
+}
+
+// RunSpec is RunProduction for a loaded spec whose relative paths resolve
+// against baseDir.
+func RunSpec(ctx context.Context, s *spec.Spec, cpDir, baseDir string) error {
 	if err := os.MkdirAll(cpDir, 0o755); err != nil {
 		return err
 	}
@@ -111,7 +117,7 @@ func RunProduction(ctx context.Context, specPath, cpDir string) error {
 	}
 	defer gateway.Close(cp)
 	q, err := engine.Open(ctx, s, engine.Options{Checkpoint: cp, CheckpointURL: cpDir,
-		Registry: gateway.NewRegistry().Register("file", filestore.Open), BaseDir: filepath.Dir(specPath),
+		Registry: gateway.NewRegistry().Register("file", filestore.Open), BaseDir: baseDir,
 		Session: gateway.SessionOptions{Principal: "prod", Heartbeat: -1, Now: time.Now}})
 	if err != nil {
 		return err
