@@ -239,11 +239,20 @@ func classify(cur, cand *spec.Spec, base string, rep *CutoverReport) (bool, stri
 // re-run (from..to, ids of committed batches).
 func (r *rehearsal) batchRange(batches []logBatch, opts CutoverOptions) (from, to int64, err error) {
 	first, last := batches[0].ID, batches[len(batches)-1].ID
+	// re-running batch n restores the state of commits/n-1: the earliest
+	// batch that can be re-run is 0, or the one after the first held
+	lowest := first
+	if first > 0 {
+		lowest = first + 1
+	}
+	if lowest > last {
+		return 0, 0, setupErrorf("the checkpoint holds only batch %d (earlier ones were purged): no batch can be re-run from a restored state", first)
+	}
 	switch {
 	case opts.FromBatch != nil:
 		from, to = *opts.FromBatch, last
-		if from < first || from > last {
-			return 0, 0, setupErrorf("--from-batch %d: the checkpoint holds committed batches %d-%d", from, first, last)
+		if from < lowest || from > last {
+			return 0, 0, setupErrorf("--from-batch %d: the checkpoint holds committed batches %d-%d; a re-run needs the commit before it, so the range is %d-%d", from, first, last, lowest, last)
 		}
 		return from, to, nil
 	case opts.Interval != nil:
@@ -279,9 +288,12 @@ func (r *rehearsal) batchRange(batches []logBatch, opts CutoverOptions) (from, t
 		if from < 0 {
 			return 0, 0, setupErrorf("--interval %s: no committed batch (%d-%d) read an event in it", iv, first, last)
 		}
+		if from < lowest {
+			return 0, 0, setupErrorf("--interval %s starts in batch %d, but the checkpoint holds batches from %d: a re-run needs the commit before it (the earliest is %d)", iv, from, first, lowest)
+		}
 		return from, to, nil
 	}
-	return first, last, nil
+	return lowest, last, nil
 }
 
 // baseline runs the current spec fault-free over the whole input on an

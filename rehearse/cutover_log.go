@@ -150,6 +150,20 @@ func truncateAt(ctx context.Context, cp gateway.Store, batches []logBatch, n int
 			return fmt.Errorf("truncate the isolated copy at batch %d: delete %s: %w", n, k, err)
 		}
 	}
+	// a file source log compacted past the boundary whose earlier entries
+	// were purged cannot be cut back there
+	want := 0
+	for _, b := range batches {
+		if b.ID <= n {
+			want += len(b.Files)
+		}
+	}
+	if want > 0 {
+		entries, _, err := checkpoint.ReadFileSourceLog(ctx, cp, "sources/0")
+		if err != nil || len(entries) != want {
+			return setupErrorf("the file source log up to batch %d cannot be restored (%d of %d entries left after the cut: %v): its entries were compacted past the boundary and purged; give a later --from-batch", n, len(entries), want, err)
+		}
+	}
 	return nil
 }
 

@@ -154,3 +154,37 @@ func TestRehearseCandidateCLI(t *testing.T) {
 		t.Fatalf("the production checkpoint, sink or input changed:\nbefore\n%s\nafter\n%s", before, after)
 	}
 }
+
+// TestRehearseCandidateAfterRetention: a checkpoint whose first batches
+// retention removed is rehearsed from the first batch whose previous
+// commit is still there; an earlier --from-batch cannot be rehearsed.
+func TestRehearseCandidateAfterRetention(t *testing.T) {
+	dir, current, _ := cutoverFixture(t)
+	cp := filepath.Join(dir, "checkpoints", "clicks")
+	ckgate(t, Options{}, "", "retention", "apply", cp, "--min-batches", "2").want(t, 0)
+	if _, err := os.Stat(filepath.Join(cp, "commits", "0")); err == nil {
+		t.Fatal("retention kept commits/0: the test does not test a purged log")
+	}
+	r := ckgate(t, Options{}, "", "rehearse", current, "--candidate", current, "--checkpoint", cp, "--json")
+	r.want(t, 0, `"verdict": "same"`)
+	var rep struct {
+		Boundary struct {
+			FromBatch int64 `json:"from_batch"`
+		} `json:"boundary"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(cp, "commits"))
+	first := int64(-1)
+	for _, e := range entries {
+		var n int64
+		if _, err := fmt.Sscan(e.Name(), &n); err == nil && (first < 0 || n < first) {
+			first = n
+		}
+	}
+	if first <= 0 || rep.Boundary.FromBatch != first+1 {
+		t.Fatalf("from batch %d, the first commit held is %d", rep.Boundary.FromBatch, first)
+	}
+	ckgate(t, Options{}, "", "rehearse", current, "--candidate", current, "--checkpoint", cp, "--from-batch", "0").wantErr(t, 2, "--from-batch 0", "the commit before it")
+}
