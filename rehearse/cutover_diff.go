@@ -74,6 +74,7 @@ func ReconcileCutover(cur, cand []string, keyCols []string) (d CutoverDiff, dupC
 	if dupCand, err = add(cand, true); err != nil {
 		return d, 0, 0, fmt.Errorf("candidate output: %w", err)
 	}
+	d.Rows = []DiffRow{}
 	d.Key = append([]string{}, keyCols...)
 	if len(d.Key) == 0 {
 		d.Key = []string{"(whole row)"}

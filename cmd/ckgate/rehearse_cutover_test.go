@@ -141,6 +141,12 @@ func TestRehearseCandidateCLI(t *testing.T) {
 		r = ckgate(t, Options{}, "", "rehearse", current, "--candidate", key, "--checkpoint", cp, "--from-batch", "2", "--format", "json")
 		r.want(t, 1, `"verdict": "differs"`, `"needs_new_checkpoint": true`)
 	})
+	t.Run("an event-time interval picks its batches", func(t *testing.T) {
+		// batch 1 reads the events of T0+60m..T0+60m+19s only
+		iv := fmt.Sprintf("%d..%d", ct.T0+60*ct.Min, ct.T0+60*ct.Min+20_000)
+		r := ckgate(t, Options{}, "", "rehearse", current, "--candidate", current, "--checkpoint", cp, "--interval", iv, "--format", "json")
+		r.want(t, 0, `"from_batch": 1`, `"to_batch": 1`, `"interval": "2026-01-01T01:00:00Z..2026-01-01T01:00:20Z"`, `"rows": []`)
+	})
 	t.Run("cannot rehearse", func(t *testing.T) {
 		ckgate(t, Options{}, "", "rehearse", current, "--candidate", current, "--checkpoint", cp, "--from-batch", "99").wantErr(t, 2, "--from-batch 99", "0-")
 		ckgate(t, Options{}, "", "rehearse", current, "--candidate", current, "--checkpoint", cp, "--interval", "soon..later").wantErr(t, 2, "--interval")
