@@ -39,6 +39,20 @@
 // duplicated. Late rows dropped and the state rows left at the end must
 // match the reference too.
 //
+// # Cutover
+//
+// Cutover rehearses a switch to a changed query (`ckgate rehearse
+// --candidate NEW_SPEC`): the current spec and the candidate each re-run
+// the same bounded input (a batch range of the production checkpoint's
+// log, or the batches reading an event-time interval) from the same
+// restored state, on their own copies of the checkpoint and into their own
+// isolated outputs, optionally with a restart in the middle; the outputs
+// are reconciled by business key (ReconcileCutover), the input rows each
+// handled as late are compared, and the report says same or differs. A
+// candidate that compat calls not_allowed runs from empty state at the
+// boundary, as lifecycle.FreshStart starts a new root, and the report says
+// it needs a new checkpoint.
+//
 // # Errors
 //
 // Run returns an error wrapping ErrSetup when it cannot rehearse at all (a

@@ -33,10 +33,11 @@ type drill struct {
 	input string
 	cpDir string
 	cp    gateway.Store
-	sink  gateway.Store   // files sink
-	recv  *Receiver       // http sink
-	retry int             // attempts of the SDK-like retry layer; 0: none
-	owned []gateway.Store // stores the drill opened, closed by close
+	sink  gateway.Store                     // files sink
+	recv  *Receiver                         // http sink
+	retry int                               // attempts of the SDK-like retry layer; 0: none
+	view  func(gateway.Store) gateway.Store // when set, what of the input the drill sees
+	owned []gateway.Store                   // stores the drill opened, closed by close
 
 	mu     sync.Mutex
 	panics []string // engine panics, each treated as a process crash
@@ -139,6 +140,9 @@ func (d *drill) open(ctx context.Context, faults *gateway.Faults, mode gateway.T
 	reg := wrapRegistry(d.r.opts.Registry, func(u *url.URL, s gateway.Store) gateway.Store {
 		if strings.TrimSuffix(u.String(), "/") == strings.TrimSuffix(d.input, "/") {
 			s = readOnly(s) // the input is only read, whoever else reads it
+			if d.view != nil {
+				s = d.view(s)
+			}
 		}
 		return wrap(s)
 	})

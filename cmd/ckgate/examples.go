@@ -146,7 +146,8 @@ var examples = map[string][]example{
 	"rehearse": {
 		{"every drill on an isolated copy", "ckgate rehearse testdata/specs/clickstream-sessions.yaml --checkpoint demo/checkpoint"},
 		{"two drills, a fixed seed", "ckgate rehearse testdata/specs/clickstream-sessions.yaml --scenarios 1,2 --seed 42"},
-		{"keep the drills' checkpoints, report as JSON", "ckgate rehearse testdata/specs/clickstream-sessions.yaml --workdir demo/drills --json"},
+		{"cutover: a 20m watermark against the current query, from batch 2, restarting after batch 4 (late rows named)", "ckgate rehearse testdata/specs/clickstream-sessions.yaml --candidate testdata/specs/clickstream-sessions-watermark-20m.yaml --checkpoint demo/archive-1 --from-batch 2 --restart-at 4   # exit 1"},
+		{"cutover: a changed session gap needs a new checkpoint (JSON)", "ckgate rehearse testdata/specs/clickstream-sessions.yaml --candidate testdata/specs/clickstream-sessions-gap-45m.yaml --checkpoint demo/archive-1 --interval 2026-01-01T10:00:00Z..2026-01-01T10:30:00Z --json   # exit 1"},
 	},
 
 	"completion": {

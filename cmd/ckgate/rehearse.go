@@ -26,7 +26,7 @@ func (e *env) rehearseCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "rehearse",
 		Usage:     "run crash, fencing, late-data and store-fault drills on an isolated copy of a query and reconcile its output",
-		ArgsUsage: "SPEC",
+		ArgsUsage: "[--candidate NEW_SPEC [--from-batch N | --interval START..END] [--restart-at K]] SPEC",
 		Description: "Runs the query of SPEC with ckgate's engine on isolated copies: every drill has its own checkpoint\n" +
 			"and sink under a work directory (a temporary one, or --workdir). The spec's files sink is redirected\n" +
 			"there; an http sink is redirected to an in-process receiver that counts effects by idempotency key:\n" +
@@ -42,9 +42,11 @@ func (e *env) rehearseCommand() *cli.Command {
 			"dropped, rows in and the state rows left at the end must match too, and the checkpoint log must\n" +
 			"have no gap. Random choices (store faults, receiver failures) follow --seed (default: the clock,\n" +
 			"printed in the report).\n\n" +
-			"Exit status: 0 every scenario passed; 1 a scenario lost or duplicated an effect or failed;\n" +
-			"2 could not rehearse (bad spec, missing input, a source or sink that cannot be isolated).",
-		Flags: []cli.Flag{
+			cutoverHelp + "\n\n" +
+			"Exit status: 0 every scenario passed (--candidate: same); 1 a scenario lost or duplicated an effect\n" +
+			"or failed (--candidate: differs, also when it needs a new checkpoint); 2 could not rehearse (bad\n" +
+			"spec, missing input, a source or sink that cannot be isolated).",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "input", Usage: "read the input from `DIR` (JSON-lines files) instead of the spec's source"},
 			&cli.StringFlag{Name: "checkpoint", Usage: "the production checkpoint `URL` (only read; default checkpoints/<spec name>)"},
 			&cli.StringFlag{Name: "workdir", Usage: "put the drills' checkpoints and sinks in `DIR` (empty or new; kept)"},
@@ -54,7 +56,7 @@ func (e *env) rehearseCommand() *cli.Command {
 			&cli.Float64Flag{Name: "fault-rate", Value: 0.10, Usage: "share `RATE` of store requests that fail in store-faults (more than 0, at most 0.5)"},
 			progressFlag(),
 			formatFlag(),
-		},
+		}, cutoverFlags()...),
 		Action: e.rehearse,
 	}
 }
@@ -63,6 +65,14 @@ func (e *env) rehearse(c *cli.Context) error {
 	a, f, err := argsFormat(c, 1, 1)
 	if err != nil {
 		return err
+	}
+	if c.String("candidate") != "" {
+		return e.rehearseCutover(c, a[0], f)
+	}
+	for _, fl := range []string{"from-batch", "interval", "restart-at"} {
+		if c.IsSet(fl) {
+			return usageErrorf(c, "--%s needs --candidate NEW_SPEC", fl)
+		}
 	}
 	rate := c.Float64("fault-rate")
 	if rate <= 0 || rate > 0.5 {
