@@ -135,3 +135,24 @@ func TestCompatCkgateOldPlan(t *testing.T) {
 	}
 	ckgate(t, Options{}, "", "compat", "--spec", same, cp).want(t, 0, "CHANGES: none", "0 unchecked")
 }
+
+// TestCompatCkgateStateFormat: a checkpoint whose plan records another
+// state format cannot be restored: compat says not_allowed, run refuses.
+func TestCompatCkgateStateFormat(t *testing.T) {
+	cp := runRateQuery(t, rateSpec)
+	key := filepath.Join(cp, engine.PlanKey)
+	b := fileBytes(t, key)
+	if !strings.Contains(string(b), `"state_format": "`+engine.StateFormat+`"`) {
+		t.Fatalf("no state format in %s", b)
+	}
+	b = []byte(strings.Replace(string(b), `"state_format": "`+engine.StateFormat+`"`, `"state_format": "ckgs/9"`, 1))
+	if err := os.WriteFile(key, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	same := filepath.Join(filepath.Dir(cp), "q.yaml")
+	ckgate(t, Options{}, "", "compat", "--spec", same, cp).want(t, 1, "NOT_ALLOWED", compat.RuleStateFormat, "ckgs/9", "0 unchecked")
+	ckgate(t, Options{}, "", "run", "--available-now", "--checkpoint", cp, same).wantErr(t, 1, "state format differs", "ckgs/9")
+	if !slices.Equal(b, fileBytes(t, key)) {
+		t.Error("a refused run changed the plan")
+	}
+}
