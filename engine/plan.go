@@ -30,6 +30,9 @@ type Plan struct {
 	Partitions  int               `json:"partitions"`
 	Source      map[string]string `json:"source"`
 	Sink        map[string]string `json:"sink"`
+	// Settings are those of the latest run (plan_settings.go); nil in a
+	// plan written before ckgate recorded them.
+	Settings *PlanSettings `json:"settings,omitempty"`
 }
 
 // PlanStateful is the part of a spec that a restart may not change:
@@ -77,8 +80,22 @@ func (p Plan) encode() []byte {
 	return append(b, '\n')
 }
 
+// planNote says what checkPlan changed in a recorded plan.
+type planNote struct {
+	// Replaced: what differed when want replaced the plan of a checkpoint
+	// that holds no batch yet.
+	Replaced string
+	// Updated: the settings that differed from the recorded ones (or that
+	// an older plan did not record), written again.
+	Updated string
+}
+
 // checkPlan writes the plan on the first run, or compares it with the
-// recorded one. It returns the partitions to use. A recorded plan in an
+// recorded one. It returns the partitions to use. Settings that differ
+// from the recorded ones (PlanSettings: a watermark, a where filter, a
+// rate limit; compat classifies them allowed or undefined) do not refuse
+// the restart: they are written again, compare-and-swap, and said in the
+// note; a plan without settings (written by an older ckgate) gets them. A recorded plan in an
 // older form (a sink URL redacted by the old list of names, so that it may
 // still hold a secret, and no URL hash) is written again in the current
 // form, compare-and-swap.
@@ -88,41 +105,41 @@ func (p Plan) encode() []byte {
 // or state) has no output or state built on its plan: a different spec
 // replaces the recorded plan there, compare-and-swap, instead of being
 // refused; replaced then says what changed.
-func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (_ Plan, replaced string, _ error) {
+func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (Plan, planNote, error) {
 	data, v, err := gateway.GetBounded(ctx, cp, PlanKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		if _, err := cp.Put(ctx, PlanKey, want.encode(), gateway.IfAbsent()); err != nil && !errors.Is(err, gateway.ErrExists) {
-			return Plan{}, "", fmt.Errorf("write %s: %w", PlanKey, err)
+			return Plan{}, planNote{}, fmt.Errorf("write %s: %w", PlanKey, err)
 		} else if err == nil {
-			return want, "", nil
+			return want, planNote{}, nil
 		}
 		data, v, err = gateway.GetBounded(ctx, cp, PlanKey, 0)
 	}
 	if err != nil {
-		return Plan{}, "", fmt.Errorf("read %s: %w", PlanKey, err)
+		return Plan{}, planNote{}, fmt.Errorf("read %s: %w", PlanKey, err)
 	}
 	var got Plan
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&got); err != nil {
-		return Plan{}, "", fmt.Errorf("%s: %w: %w", PlanKey, ErrCorrupt, err)
+		return Plan{}, planNote{}, fmt.Errorf("%s: %w: %w", PlanKey, ErrCorrupt, err)
 	}
 	if got.Version != 1 {
-		return Plan{}, "", fmt.Errorf("%s: plan version %d (this ckgate understands 1)", PlanKey, got.Version)
+		return Plan{}, planNote{}, fmt.Errorf("%s: plan version %d (this ckgate understands 1)", PlanKey, got.Version)
 	}
-	p, err := comparePlan(ctx, cp, got, v, want)
+	p, updated, err := comparePlan(ctx, cp, got, v, want)
 	if errors.Is(err, ErrIncompatible) {
 		empty, eerr := HoldsNoBatch(ctx, cp)
 		if eerr != nil {
-			return Plan{}, "", errors.Join(err, eerr)
+			return Plan{}, planNote{}, errors.Join(err, eerr)
 		}
 		if empty {
 			if _, perr := cp.Put(ctx, PlanKey, want.encode(), gateway.IfMatch(v)); perr != nil {
-				return Plan{}, "", fmt.Errorf("%w; the checkpoint holds no batch yet, but replacing its plan failed: %w", err, perr)
+				return Plan{}, planNote{}, fmt.Errorf("%w; the checkpoint holds no batch yet, but replacing its plan failed: %w", err, perr)
 			}
-			return want, strings.TrimPrefix(err.Error(), PlanKey+": "+ErrIncompatible.Error()+": "), nil
+			return want, planNote{Replaced: strings.TrimPrefix(err.Error(), PlanKey+": "+ErrIncompatible.Error()+": ")}, nil
 		}
 	}
-	return p, "", err
+	return p, planNote{Updated: updated}, err
 }
 
 // HoldsNoBatch reports whether the checkpoint in cp holds nothing a batch
@@ -143,10 +160,12 @@ func HoldsNoBatch(ctx context.Context, cp gateway.Store) (bool, error) {
 	return true, nil
 }
 
-// comparePlan compares the recorded plan got (at version v) with want.
-func comparePlan(ctx context.Context, cp gateway.Store, got Plan, v gateway.Version, want Plan) (Plan, error) {
+// comparePlan compares the recorded plan got (at version v) with want,
+// and writes it again when its settings or a stale sink identity differ;
+// updated says which settings.
+func comparePlan(ctx context.Context, cp gateway.Store, got Plan, v gateway.Version, want Plan) (_ Plan, updated string, _ error) {
 	if !maps.Equal(got.Source, want.Source) {
-		return Plan{}, fmt.Errorf("%s: %w: the source differs: the checkpoint was written for %s, the spec reads %s",
+		return Plan{}, "", fmt.Errorf("%s: %w: the source differs: the checkpoint was written for %s, the spec reads %s",
 			PlanKey, ErrIncompatible, describe(got.Source), describe(want.Source))
 	}
 	if !sink.SameIdentity(got.Sink, want.Sink) {
@@ -154,23 +173,34 @@ func comparePlan(ctx context.Context, cp gateway.Store, got Plan, v gateway.Vers
 		if sink.HiddenChange(got.Sink, want.Sink) {
 			hidden = " (the same URL but for a hidden part: user info, a query value or the fragment, which the plan records as a SHA-256; a rotated key counts too)"
 		}
-		return Plan{}, fmt.Errorf("%s: %w: the sink differs: the checkpoint was written for %s, the spec writes %s%s",
+		return Plan{}, "", fmt.Errorf("%s: %w: the sink differs: the checkpoint was written for %s, the spec writes %s%s",
 			PlanKey, ErrIncompatible, describe(got.Sink), describe(want.Sink), hidden)
 	}
 	if got.Fingerprint != want.Fingerprint {
-		return Plan{}, fmt.Errorf("%s: %w: the stateful plan changed (%s); Spark's rule: no change to stateful operators between restarts",
+		return Plan{}, "", fmt.Errorf("%s: %w: the stateful plan changed (%s); Spark's rule: no change to stateful operators between restarts",
 			PlanKey, ErrIncompatible, planDiff(got.Stateful, want.Stateful))
 	}
 	if got.Partitions <= 0 {
-		return Plan{}, fmt.Errorf("%s: %w: partitions %d", PlanKey, ErrCorrupt, got.Partitions)
+		return Plan{}, "", fmt.Errorf("%s: %w: partitions %d", PlanKey, ErrCorrupt, got.Partitions)
 	}
-	if sink.Stale(got.Sink, want.Sink) {
+	if g, w := got.Settings, want.Settings; g != nil && w != nil && g.StateFormat != "" && w.StateFormat != "" && g.StateFormat != w.StateFormat {
+		return Plan{}, "", fmt.Errorf("%s: %w: the state format differs: the checkpoint's state is %s, this engine reads and writes %s",
+			PlanKey, ErrIncompatible, g.StateFormat, w.StateFormat)
+	}
+	stale := sink.Stale(got.Sink, want.Sink)
+	if stale {
 		got.Sink = want.Sink
+	}
+	if want.Settings != nil {
+		updated = settingsDiff(got.Settings, *want.Settings)
+		got.Settings = want.Settings
+	}
+	if stale || updated != "" {
 		if _, err := cp.Put(ctx, PlanKey, got.encode(), gateway.IfMatch(v)); err != nil {
-			return Plan{}, fmt.Errorf("write %s again without secrets: %w", PlanKey, err)
+			return Plan{}, "", fmt.Errorf("write %s again with the spec's settings and without secrets: %w", PlanKey, err)
 		}
 	}
-	return got, nil
+	return got, updated, nil
 }
 
 // describe names an identity for messages and progress events: redacted
@@ -187,6 +217,14 @@ func describe(m map[string]string) string {
 }
 
 func planDiff(a, b PlanStateful) string {
+	if d := jsonDiff(a, b); d != "" {
+		return d
+	}
+	return "fingerprint differs"
+}
+
+// jsonDiff lists the top-level JSON fields of a and b that differ.
+func jsonDiff(a, b any) string {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	var ma, mb map[string]any
@@ -199,9 +237,6 @@ func planDiff(a, b PlanStateful) string {
 		if !bytes.Equal(x, y) {
 			diffs = append(diffs, fmt.Sprintf("%s: %s → %s", k, x, y))
 		}
-	}
-	if len(diffs) == 0 {
-		return "fingerprint differs"
 	}
 	return strings.Join(diffs, "; ")
 }

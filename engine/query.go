@@ -102,6 +102,10 @@ type Restored struct {
 	// PlanReplaced says what differed when the spec's plan replaced the
 	// recorded one of a checkpoint that held no batch yet ("" otherwise).
 	PlanReplaced string
+	// SettingsChanged says which settings recorded in the plan (the
+	// watermark, the where filter, source and sink options) this run
+	// changes: written again, never refused ("" when none).
+	SettingsChanged string
 }
 
 // ID returns the query id (from the checkpoint's metadata).
@@ -210,12 +214,14 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 		return nil, err
 	}
 	q.src = src
-	ps := planOf(s)
+	ps, settings := planOf(s), SettingsOf(s)
 	want := Plan{Version: 1, Name: s.Name, Fingerprint: fingerprint(ps), Stateful: ps, Partitions: s.Partitions,
-		Source: q.src.Identity(), Sink: q.snk.Identity()}
-	if q.plan, q.restored.PlanReplaced, err = checkPlan(ctx, q.cp, want); err != nil {
+		Source: q.src.Identity(), Sink: q.snk.Identity(), Settings: &settings}
+	var note planNote
+	if q.plan, note, err = checkPlan(ctx, q.cp, want); err != nil {
 		return nil, err
 	}
+	q.restored.PlanReplaced, q.restored.SettingsChanged = note.Replaced, note.Updated
 	q.parts = q.plan.Partitions
 	if q.op, err = operator.New(s, operator.Config{Partitions: q.parts}); err != nil {
 		return nil, err

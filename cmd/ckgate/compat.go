@@ -33,7 +33,10 @@ func (e *env) compatCommand() *cli.Command {
 			"sink kind and path; filters and projection; stateful operators added, removed or changed;\n" +
 			"grouping, dedup and join keys and their types; state schemas; aggregates; window and gap;\n" +
 			"watermark and event-time column; state partitions; output mode; pinned confs.\n\n" +
-			"A ckgate checkpoint records its plan in _ckgate/plan.json, which the engine enforces. A Spark\n" +
+			"A ckgate checkpoint records its plan in _ckgate/plan.json, which the engine enforces, with the\n" +
+			"latest run's watermark, where filter, source and sink options and state format: nothing is\n" +
+			"unchecked (an older plan.json lacks those: they are). A watermark change is undefined, and\n" +
+			"the reason says which late rows are handled differently (JSON: the change's \"late\"). A Spark\n" +
 			"checkpoint records its sources, pinned confs, operator metadata and state schemas only; what\n" +
 			"it does not record is listed as unchecked. --baseline names the PLAN.json (or spec) of the\n" +
 			"query that wrote the checkpoint, to compare those parts too (the checkpoint wins where both\n" +

@@ -280,6 +280,9 @@ type runSummary struct {
 	// PlanReplaced: the spec's plan replaced the recorded one of a
 	// checkpoint that held no batch yet (what differed).
 	PlanReplaced string `json:"planReplaced,omitempty"`
+	// SettingsChanged: the settings recorded in the plan that this run
+	// changed (watermark, where, source and sink options).
+	SettingsChanged string `json:"settingsChanged,omitempty"`
 	// CheckpointState is what the checkpoint shows after a failed run.
 	CheckpointState *runState `json:"checkpointState,omitempty"`
 }
@@ -295,7 +298,7 @@ func newRunPrinter(w io.Writer, format string) *runPrinter {
 
 func (p *runPrinter) start(s *spec.Spec, ck string, r engine.Restored) {
 	p.sum.QueryID, p.sum.Name, p.sum.Checkpoint = r.QueryID, s.Name, ck
-	p.sum.PlanReplaced = r.PlanReplaced
+	p.sum.PlanReplaced, p.sum.SettingsChanged = r.PlanReplaced, r.SettingsChanged
 	if s.Sink.Kind == spec.SinkFiles {
 		p.sum.Output = gateway.Redact(s.Sink.Path)
 	}
@@ -313,6 +316,9 @@ func (p *runPrinter) start(s *spec.Spec, ck string, r engine.Restored) {
 	}
 	if r.PlanReplaced != "" {
 		fmt.Fprintf(p.w, "note: the checkpoint holds no batch yet, so the spec's plan replaces the one recorded in %s (%s)\n", engine.PlanKey, r.PlanReplaced)
+	}
+	if r.SettingsChanged != "" {
+		fmt.Fprintf(p.w, "note: the spec changes settings recorded in %s, written again (%s); `ckgate compat` says what a change does\n", engine.PlanKey, r.SettingsChanged)
 	}
 	if r.Partitions != r.PartitionsSpec {
 		fmt.Fprintf(p.w, "note: the checkpoint fixes %d partitions (the spec says %d)\n", r.Partitions, r.PartitionsSpec)

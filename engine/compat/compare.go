@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	enginesink "github.com/ckgate/ckgate/engine/sink"
 )
@@ -58,6 +59,7 @@ const (
 	RulePartitions     = "partitions"
 	RuleOutputMode     = "output-mode"
 	RuleConf           = "conf"
+	RuleStateFormat    = "state-format"
 )
 
 // Change is one difference between the recorded and the proposed query.
@@ -68,6 +70,27 @@ type Change struct {
 	Proposed string `json:"proposed"`
 	Class    Class  `json:"class"`
 	Reason   string `json:"reason"`
+	// Late is set on a watermark delay change of a stateful query: the
+	// event times whose late handling differs.
+	Late *LateRange `json:"late,omitempty"`
+}
+
+// LateRange is what a watermark delay change does to late rows. With M
+// the largest event time seen so far, a row whose event time t is in
+// (M − FromLagMs, M − ToLagMs] is dropped as late by the shorter delay
+// (its watermark M − ToLagMs is at or past t: Spark's rule) and accepted
+// into its window or session by the longer one.
+type LateRange struct {
+	FromLagMs int64 `json:"from_lag_ms"` // the longer delay
+	ToLagMs   int64 `json:"to_lag_ms"`   // the shorter delay
+	// FromMs, ToMs are those bounds at the checkpoint's latest batch (M =
+	// its watermark + the recorded delay), epoch ms; absent when the
+	// checkpoint has no watermark yet.
+	FromMs *int64 `json:"from_ms,omitempty"`
+	ToMs   *int64 `json:"to_ms,omitempty"`
+	// AcceptedBy is "recorded" or "proposed": the query whose delay
+	// accepts them (the other drops them as late).
+	AcceptedBy string `json:"accepted_by"`
 }
 
 // Unchecked is a part of the proposed query that could not be compared:
@@ -132,6 +155,7 @@ func Compare(rec *Recorded, prop *Plan) *Result {
 	c.watermark()
 	c.partitions()
 	c.outputMode()
+	c.stateFormat()
 	c.confs()
 	r := &Result{Writer: rec.Writer, Compatible: true, Changes: c.changes, Unchecked: c.unchecked,
 		Notes: rec.Notes, Recorded: rec.Plan, Proposed: prop}
@@ -347,21 +371,22 @@ func (c *comparer) sourceOptions(f string, r, p Source) {
 		c.skip(RuleSourceOptions, f+".options", "Spark does not record source options")
 		return
 	}
-	keys := map[string]bool{}
-	for k := range r.Options {
-		keys[k] = true
-	}
-	for k := range p.Options {
-		keys[k] = true
-	}
-	for _, k := range sorted(slices.Collect(maps.Keys(keys))) {
+	// a plan written before ckgate recorded the settings holds only the
+	// options that identify the source
+	oldCkgate := c.ckgate && !c.rec.known("source_options")
+	var notRecorded []string
+	for _, k := range sorted(slices.Collect(maps.Keys(unionKeys(r.Options, p.Options)))) {
 		rv, rok := r.Options[k]
 		pv, pok := p.Options[k]
 		if rok && pok && rv == pv {
 			continue
 		}
-		if !rok && (r.Options == nil || c.ckgate) {
-			continue // not recorded (ckgate records only the options that identify the source)
+		if !rok && oldCkgate {
+			notRecorded = append(notRecorded, k)
+			continue
+		}
+		if !rok && r.Options == nil {
+			continue // not recorded
 		}
 		lk := strings.ToLower(k)
 		var class Class
@@ -383,6 +408,9 @@ func (c *comparer) sourceOptions(f string, r, p Source) {
 			class, reason = Undefined, "a change of source parameters: whether it is safe depends on the source"
 		}
 		c.add(RuleSourceOptions, f+".options."+k, optValue(rv, rok), optValue(pv, pok), class, reason)
+	}
+	if len(notRecorded) > 0 {
+		c.skip(RuleSourceOptions, f+".options", c.rec.unknown["source_options"]+": "+strings.Join(notRecorded, ", "))
 	}
 }
 
@@ -440,9 +468,13 @@ func (c *comparer) sink() {
 	if !strings.EqualFold(r.Format, p.Format) {
 		ident("format", r.Format, p.Format, Undefined, "the output format changes for new batches; readers must accept both")
 	}
-	if r.Options == nil && !c.ckgate {
+	if r.Options == nil && !c.ckgate || c.ckgate && !c.rec.known("sink_options") {
 		if len(p.Options) > 0 {
-			c.skip(RuleSinkOptions, "sink.options", "sink options are not recorded")
+			reason := "sink options are not recorded"
+			if c.ckgate {
+				reason = c.rec.unknown["sink_options"]
+			}
+			c.skip(RuleSinkOptions, "sink.options", reason)
 		}
 		return
 	}
@@ -483,14 +515,18 @@ func (c *comparer) filters() {
 		return out
 	}
 	rf, pf := norm(c.rec.Filters), norm(c.prop.Filters)
+	state := ""
+	if c.stateful {
+		state = "; the state built before the restart keeps what the old filter let through"
+	}
 	for _, f := range rf {
 		if !slices.Contains(pf, f) {
-			c.add(RuleFilters, "filters", f, "(removed)", Allowed, "removing a filter is allowed: rows it dropped before are not re-read")
+			c.add(RuleFilters, "filters", f, "(removed)", Allowed, "removing a filter is allowed: rows it dropped before are not re-read"+state)
 		}
 	}
 	for _, f := range pf {
 		if !slices.Contains(rf, f) {
-			c.add(RuleFilters, "filters", "(none)", f, Allowed, "adding a filter is allowed: it applies to new rows")
+			c.add(RuleFilters, "filters", "(none)", f, Allowed, "adding a filter is allowed: it applies to new rows"+state)
 		}
 	}
 }
@@ -824,15 +860,66 @@ func (c *comparer) watermark() {
 	r := c.rec.Watermark
 	switch {
 	case r == nil && p == nil, r != nil && p != nil && *r == *p:
-	case r != nil && p != nil:
-		c.add(RuleWatermark, "watermark", r.String(), p.String(), Undefined,
-			"the recorded watermark carries over and the new delay applies from the next batch: a longer delay does not bring back rows already dropped as late, a shorter one closes windows and evicts state sooner")
 	case !c.stateful:
-		c.add(RuleWatermark, "watermark", durText(r), durText(p), Allowed, "no stateful operator uses the watermark")
+		c.add(RuleWatermark, "watermark", durText(r), durText(p), Allowed, "no stateful operator uses the watermark: no row is dropped as late")
+	case r != nil && p != nil:
+		late, reason := lateRange(*r, *p, c.rec.WatermarkMs)
+		c.changes = append(c.changes, Change{Rule: RuleWatermark, Field: "watermark", Recorded: r.String(), Proposed: p.String(),
+			Class: Undefined, Reason: reason, Late: late})
 	default:
 		c.add(RuleWatermark, "watermark", durText(r), durText(p), NotAllowed,
 			"adding or removing the watermark of a stateful query is not allowed: it decides when state is evicted and what the output modes may emit")
 	}
+}
+
+// lateRange states what changing the watermark delay from r to p does:
+// the event times between the two watermarks (M − the longer delay and
+// M − the shorter one, M the largest event time seen) are dropped as late
+// by one and accepted by the other. wmMs is the watermark of the latest
+// batch (0: none yet), from which M follows (wmMs + r: exact when the
+// recorded delay made that watermark, which a restart that changed the
+// delay and ran no batch since did not).
+func lateRange(r, p Duration, wmMs int64) (*LateRange, string) {
+	lr := &LateRange{FromLagMs: max(r, p).Ms(), ToLagMs: min(r, p).Ms(), AcceptedBy: "proposed"}
+	if p < r {
+		lr.AcceptedBy = "recorded"
+	}
+	at := ""
+	if wmMs > 0 {
+		m := wmMs + r.Ms()
+		from, to := m-lr.FromLagMs, m-lr.ToLagMs
+		lr.FromMs, lr.ToMs = &from, &to
+		at = fmt.Sprintf(" (at the latest batch, whose watermark %s puts the largest event time at about %s: after %s up to %s)",
+			msTime(wmMs), msTime(m), msTime(from), msTime(to))
+	}
+	long, short := max(r, p), min(r, p)
+	reason := fmt.Sprintf("late rows between max event time − %s and max event time − %s%s are handled differently: ", long, short, at)
+	if p > r {
+		reason += fmt.Sprintf("the recorded delay (%s) drops them as late, the proposed one (%s) adds them to their window or session; "+
+			"the recorded watermark carries over and never goes down, so rows already dropped are not brought back and the first batches after the restart still drop up to the recorded watermark", r, p)
+	} else {
+		reason += fmt.Sprintf("the recorded delay (%s) adds them to their window or session, the proposed one (%s) drops them as late, "+
+			"and closes windows and evicts state %s sooner", r, p, r-p)
+	}
+	return lr, reason
+}
+
+func msTime(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano) }
+
+// stateFormat compares ckgate's state layout (engine.StateFormat).
+func (c *comparer) stateFormat() {
+	if c.unknown(RuleStateFormat, "state_format", c.prop.StateFormat != "") || c.prop.StateFormat == "" {
+		return
+	}
+	r, p := c.rec.StateFormat, c.prop.StateFormat
+	if r == "" || r == p {
+		return // no state recorded: the operator rules say whether one is added
+	}
+	reason := "the recorded state is in another format, which the proposed query cannot restore"
+	if c.ckgate {
+		reason += "; " + fmt.Sprintf(ckgateRefuses, "state format")
+	}
+	c.add(RuleStateFormat, "state_format", r, p, NotAllowed, reason)
 }
 
 func (c *comparer) partitions() {

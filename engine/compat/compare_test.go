@@ -172,14 +172,23 @@ func TestRuleSourceOptions(t *testing.T) {
 				p.Sources[0] = Source{Kind: "rate", Options: map[string]string{"rows_per_second": "200", "keys": "4"}}
 			},
 			rule: RuleSourceOptions, class: NotAllowed},
-		{name: "ckgate rate source: batch size and total rows", writer: WriterCkgate,
+		{name: "ckgate rate source, old plan (identity only): batch size and total rows", writer: WriterCkgate,
 			rec: func(p *Plan) {
 				p.Sources[0] = Source{Kind: "rate", Options: map[string]string{"rows_per_second": "100", "keys": "4", "start_ms": "1"}}
+				p.setUnknown("source_options", "an old plan")
 			},
 			prop: func(p *Plan) {
 				p.Sources[0] = Source{Kind: "rate", Options: map[string]string{"rows_per_second": "100", "keys": "4", "max_rows_per_batch": "7", "total_rows": "9"}}
 			},
 			rule: ""},
+		{name: "ckgate rate source: batch size and total rows", writer: WriterCkgate,
+			rec: func(p *Plan) {
+				p.Sources[0] = Source{Kind: "rate", Options: map[string]string{"rows_per_second": "100", "keys": "4", "start_ms": "1", "max_rows_per_batch": "70", "total_rows": "9"}}
+			},
+			prop: func(p *Plan) {
+				p.Sources[0] = Source{Kind: "rate", Options: map[string]string{"rows_per_second": "100", "keys": "4", "max_rows_per_batch": "7", "total_rows": "9"}}
+			},
+			rule: RuleSourceOptions, class: Allowed},
 		{name: "ckgate rate source: another start", writer: WriterCkgate,
 			rec: func(p *Plan) {
 				p.Sources[0] = Source{Kind: "rate", Options: map[string]string{"rows_per_second": "100", "start_ms": "1"}}

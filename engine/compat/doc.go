@@ -18,8 +18,12 @@
 // event-time column, the output mode and the partitions. The engine
 // refuses a restart when any of these differ (the partitions recorded
 // there silently win), so for such checkpoints compat classifies those
-// differences NotAllowed even where Spark would allow them. The watermark
-// delay and the where filter are not recorded.
+// differences NotAllowed even where Spark would allow them. Its settings
+// (engine.PlanSettings: the watermark delay, the where filter, the other
+// source and sink options, the state format) are those of the latest run;
+// a restart may change them (but the state format), and compat classifies
+// each change, so nothing a spec says is unchecked. A plan written before
+// ckgate recorded its settings lacks them: those parts are unchecked.
 //
 // A Spark checkpoint records less: the sources of the latest offsets (how
 // many, their kind where the offset says it, Kafka topics, the files a
@@ -120,10 +124,12 @@
 //	join-type         inner ↔ outer                                     not_allowed
 //	state-timeout     flatMapGroupsWithState timeout                    not_allowed
 //	event-time        event-time column, stateful query                 not_allowed (stateless: allowed)
-//	watermark         delay changed                                     undefined
+//	watermark         delay changed, stateful query                     undefined (Change.Late: the late rows
+//	                                                                    handled differently)
 //	                  added or removed, stateful query                  not_allowed (stateless: allowed)
 //	partitions        state partitions, stateful query                  not_allowed (pinned; Spark 2.1: fails)
 //	output-mode       stateful query, or any ckgate query               not_allowed (Spark stateless: allowed)
+//	state-format      ckgate's state format                             not_allowed
 //	conf              state store provider, multipleWatermarkPolicy,    not_allowed
 //	                  checkpointFormatVersion ≠ the commit log's
 //	                  other confs the offset log pins                   allowed (the recorded value wins)

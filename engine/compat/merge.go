@@ -30,6 +30,20 @@ func WithBaseline(rec *Recorded, base *Plan) *Recorded {
 	fill("output_mode", func() { p.OutputMode = base.OutputMode })
 	fill("sink", func() { p.Sink = base.Sink })
 	fill("partitions", func() { p.Partitions = base.Partitions })
+	fill("state_format", func() { p.StateFormat = base.StateFormat })
+	fill("sink_options", func() {
+		if p.Sink != nil && base.Sink != nil {
+			p.Sink = fillOptions(p.Sink, base.Sink.Options)
+		}
+	})
+	if !p.known("source_options") {
+		if len(base.Sources) == len(p.Sources) {
+			for i := range p.Sources {
+				p.Sources[i].Options = mergeOptions(p.Sources[i].Options, base.Sources[i].Options)
+			}
+		}
+		delete(p.unknown, "source_options")
+	}
 	if base.Partitions > 0 && p.Partitions > 0 && base.Partitions != p.Partitions {
 		note("partitions %d, but the checkpoint records %d: the checkpoint wins", base.Partitions, p.Partitions)
 	}
@@ -127,6 +141,26 @@ func mergeSource(r, b Source, note func(string, ...any)) Source {
 		r.Options = b.Options
 	}
 	return r
+}
+
+// mergeOptions returns rec with the options of base it does not have.
+func mergeOptions(rec, base map[string]string) map[string]string {
+	out := maps.Clone(rec)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for k, v := range base {
+		if _, ok := out[k]; !ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func fillOptions(s *Sink, base map[string]string) *Sink {
+	c := *s
+	c.Options = mergeOptions(s.Options, base)
+	return &c
 }
 
 func clonePlan(p *Plan) *Plan {

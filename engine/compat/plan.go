@@ -43,10 +43,14 @@ type Plan struct {
 	OutputMode string     `json:"output_mode,omitempty"`
 	Sink       *Sink      `json:"sink,omitempty"`
 	Confs      ConfValues `json:"confs,omitempty"`
+	// StateFormat is ckgate's state layout (engine.StateFormat, "ckgs/1");
+	// Spark's state format versions are confs.
+	StateFormat string `json:"state_format,omitempty"`
 
 	// unknown names the parts a recorded plan does not know (the
 	// checkpoint does not record them): "event_time", "watermark",
-	// "filters", "output", "output_mode", "sink", "partitions", ...
+	// "filters", "output", "output_mode", "sink", "partitions",
+	// "source_options", "sink_options", "state_format", ...
 	unknown map[string]string
 }
 

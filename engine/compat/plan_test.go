@@ -182,6 +182,7 @@ func FuzzParsePlan(f *testing.F) {
 	}
 	f.Add([]byte(`{"version":1,"sources":[],"operators":[{"kind":"dedup","keys":["a map<string,struct<x:array<int>>> not null"]}]}`))
 	f.Add([]byte(`{"version":1,"sources":[{"kind":"kafka","topic_pattern":"a.*"}],"watermark":"interval 3 hours"}`))
+	f.Add([]byte(`{"version":1,"sources":[{"kind":"rate","options":{"total_rows":"3"}}],"event_time":"ts","watermark":10000,"filters":["value > 5"],"state_format":"ckgs/1","sink":{"kind":"http","options":{"batch_size":"500"}}}`))
 	f.Add([]byte(`{"version":1,"sources":[],"output":[{"name":"a b","type":"int"},{"name":"int"},{},{"name":"x-y","nullable":false}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParsePlan(data)

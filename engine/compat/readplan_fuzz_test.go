@@ -3,6 +3,7 @@ package compat
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -17,6 +18,15 @@ import (
 // is ErrCorrupt or ErrUnsupportedVersion; an accepted plan converts.
 func FuzzReadEnginePlan(f *testing.F) {
 	f.Add([]byte(`{"version":1,"name":"q","fingerprint":"sha256:ab","stateful":{"operator":"dedup","keys":["id"]},"partitions":4,"source":{"kind":"files","path":"file:///in"},"sink":{"kind":"noop"}}` + "\n"))
+	// the format with settings (engine.PlanSettings), and the one before
+	f.Add([]byte(`{"version":1,"name":"s","fingerprint":"sha256:ab","plan":{"source_kind":"rate","event_time":"ts","operator":"session_window","keys":["k"],"gap_ms":2000,"output_mode":"append"},"partitions":4,"source":{"kind":"rate","rows_per_second":"100","keys":"4","start_ms":"1"},"sink":{"kind":"http","url":"https://h/x","url_sha256":"sha256:cd"},"settings":{"event_time":"ts","watermark_ms":10000,"where":"value > 5","source_options":{"total_rows":"300"},"sink_options":{"batch_size":"500","headers":"Authorization","headers_sha256":"sha256:ef"},"state_format":"ckgs/1"}}` + "\n"))
+	f.Add([]byte(`{"version":1,"settings":{"event_time":"","source_options":null,"sink_options":null}}`))
+	f.Add([]byte(`{"version":1,"settings":null}`))
+	if old, err := os.ReadFile("testdata/ckgate-plan-before-settings.json"); err == nil {
+		f.Add(old)
+	} else {
+		f.Fatal(err)
+	}
 	f.Add([]byte(`{"version":2}`))
 	f.Add([]byte(`{"version":1,"stateful":{"aggregates":[{"count":""}]}}`))
 	f.Add([]byte(`{"version":1`))

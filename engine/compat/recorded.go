@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,6 +90,7 @@ func FromCheckpoint(ctx context.Context, st gateway.Store, rep *checkpoint.Repor
 		rec.setUnknown(part, sparkNotRecorded)
 	}
 	rec.setUnknown("watermark", "Spark does not record the watermark delay, only each batch's watermark")
+	rec.setUnknown("state_format", "Spark records its state format versions as confs of the offset log (compared as confs)")
 	if rep.LatestOffsetsBatch == nil {
 		rec.setUnknown("sources", "the checkpoint has no offsets yet: its sources are not recorded")
 		if len(rep.Operators) == 0 {
@@ -315,15 +317,15 @@ func ReadEnginePlan(ctx context.Context, st gateway.Store) (*engine.Plan, error)
 	return &p, nil
 }
 
-// FromEnginePlan converts ckgate's _ckgate/plan.json. It records neither
-// the watermark delay nor the where filter (the engine does not compare
-// them on restart).
+// FromEnginePlan converts ckgate's _ckgate/plan.json. A plan written
+// before ckgate recorded its settings (engine.PlanSettings) does not know
+// the watermark delay, the where filter, the other source and sink options
+// or the state format: those parts are unknown (listed as unchecked when
+// the proposal gives them).
 func FromEnginePlan(p *engine.Plan) *Plan {
 	out := &Plan{Version: PlanVersion, Name: p.Name, Partitions: p.Partitions, OutputMode: p.Stateful.OutputMode,
 		EventTime: p.Stateful.EventTime, Operators: []Operator{}}
-	out.setUnknown("watermark", "_ckgate/plan.json does not record the watermark delay (a restart may change it)")
-	out.setUnknown("filters", "_ckgate/plan.json does not record the where filter (a restart may change it)")
-	out.setUnknown("output", "_ckgate/plan.json does not record the output schema")
+	out.setUnknown("output", "_ckgate/plan.json does not record the output schema (it follows from the operator, its keys and aggregates, which are compared)")
 	out.Sources = []Source{sourceFromIdentity(p.Source)}
 	out.Sink = sinkFromIdentity(p.Sink)
 	if op := engineOperator(p.Stateful.Operator, p.Stateful.Keys, p.Stateful.SizeMs, p.Stateful.SlideMs, p.Stateful.GapMs); op != nil {
@@ -332,7 +334,44 @@ func FromEnginePlan(p *engine.Plan) *Plan {
 		}
 		out.Operators = append(out.Operators, *op)
 	}
+	st := p.Settings
+	if st == nil {
+		const old = "_ckgate/plan.json was written by a ckgate that did not record "
+		out.setUnknown("watermark", old+"the watermark delay (the next `ckgate run` records it)")
+		out.setUnknown("filters", old+"the where filter (the next `ckgate run` records it)")
+		out.setUnknown("source_options", old+"the source options that are not its identity")
+		out.setUnknown("sink_options", old+"the sink options that are not its identity")
+		out.setUnknown("state_format", old+"the state format")
+		return out
+	}
+	applySettings(out, *st)
 	return out
+}
+
+// applySettings sets the parts of p that engine.PlanSettings record, as
+// FromSpec does for a spec.
+func applySettings(p *Plan, st engine.PlanSettings) {
+	if st.EventTime != "" {
+		d := Duration(st.WatermarkMs)
+		p.Watermark = &d
+	}
+	p.Filters = []string{}
+	if st.Where != "" {
+		p.Filters = []string{st.Where}
+	}
+	for i := range p.Sources {
+		if p.Sources[i].Options == nil {
+			p.Sources[i].Options = map[string]string{}
+		}
+		maps.Copy(p.Sources[i].Options, st.SourceOptions)
+	}
+	if p.Sink != nil {
+		if p.Sink.Options == nil {
+			p.Sink.Options = map[string]string{}
+		}
+		maps.Copy(p.Sink.Options, st.SinkOptions)
+	}
+	p.StateFormat = st.StateFormat
 }
 
 // engineOperator is the one operator of a ckgate spec (nil when stateless).

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ckgate/ckgate/engine"
 	enginesink "github.com/ckgate/ckgate/engine/sink"
 	"github.com/ckgate/ckgate/engine/spec"
 	"github.com/ckgate/ckgate/gateway"
@@ -33,12 +34,9 @@ func FromSpec(s *spec.Spec, opts SpecOptions) (*Plan, error) {
 			return nil, &PlanError{Field: "source.path", Msg: err.Error()}
 		}
 		src.Path, src.Format = u, "jsonl"
-		src.Options["max_files_per_batch"] = strconv.Itoa(s.Source.MaxFilesPerBatch)
 	case spec.SourceRate:
 		src.Options["rows_per_second"] = strconv.FormatInt(s.Source.RowsPerSecond, 10)
 		src.Options["keys"] = strconv.FormatInt(s.Source.Keys, 10)
-		src.Options["total_rows"] = strconv.FormatInt(s.Source.TotalRows, 10)
-		src.Options["max_rows_per_batch"] = strconv.FormatInt(s.Source.MaxRowsPerBatch, 10)
 		if s.Source.Start != "" {
 			if ms, err := startMs(s.Source.Start); err == nil {
 				src.Options["start_ms"] = strconv.FormatInt(ms, 10)
@@ -46,20 +44,10 @@ func FromSpec(s *spec.Spec, opts SpecOptions) (*Plan, error) {
 		}
 	case spec.SourceKafka:
 		src.Topics = []string{s.Source.Topic}
-		src.Options["brokers"] = strings.Join(s.Source.Brokers, ",")
-		src.Options["starting_offsets"] = s.Source.StartingOffsets
-		src.Options["max_offsets_per_trigger"] = strconv.FormatInt(s.Source.MaxOffsetsPerTrigger, 10)
 	}
 	p.Sources = []Source{src}
 	if s.Stateful() {
 		p.EventTime = s.EventTime
-	}
-	if s.EventTime != "" {
-		d := Duration(s.Watermark.Ms())
-		p.Watermark = &d
-	}
-	if s.Where != "" {
-		p.Filters = []string{s.Where}
 	}
 	o := s.Operator
 	if op := engineOperator(o.Kind, o.Keys, o.Size.Ms(), o.Slide.Ms(), o.Gap.Ms()); op != nil {
@@ -81,6 +69,9 @@ func FromSpec(s *spec.Spec, opts SpecOptions) (*Plan, error) {
 		sink.URL, sink.URLSHA256 = gateway.Redact(s.Sink.URL), enginesink.URLHash(s.Sink.URL)
 	}
 	p.Sink = sink
+	// the watermark, filter, other options and state format, as the
+	// engine records them
+	applySettings(p, engine.SettingsOf(s))
 	return p, nil
 }
 

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ckgate/ckgate/engine/spec"
+)
+
+// StateFormat names the state layout the engine writes: engine/state's
+// files (magic CKGS, format 1), one store per operator, keyed as the
+// operator says. A checkpoint whose plan records another one cannot be
+// restored by this engine.
+const StateFormat = "ckgs/1"
+
+// PlanSettings is the part of _ckgate/plan.json that a restart may change
+// but that its result depends on: the watermark, the where filter, the
+// source's and sink's other options and the state format. The engine
+// records those of the latest run (a restart with other settings writes
+// them again, compare-and-swap, and says what changed); `ckgate compat`
+// classifies a change of each. Plans written before ckgate recorded them
+// have none (Plan.Settings is nil): compat then lists them as unchecked.
+type PlanSettings struct {
+	// EventTime is the spec's event_time, also for a stateless query.
+	EventTime string `json:"event_time"`
+	// WatermarkMs is the watermark delay in milliseconds.
+	WatermarkMs int64 `json:"watermark_ms"`
+	// Where is the where filter as written ("" = none).
+	Where string `json:"where"`
+	// SourceOptions are the source's options that are not its identity
+	// (rate limits, starting offsets, brokers).
+	SourceOptions map[string]string `json:"source_options"`
+	// SinkOptions are the sink's options that are not its identity: an
+	// HTTP sink's timeout, batch size and header names (their values only
+	// as a SHA-256: they may hold secrets).
+	SinkOptions map[string]string `json:"sink_options"`
+	// StateFormat is StateFormat for a stateful query, "" otherwise.
+	StateFormat string `json:"state_format"`
+}
+
+// HeadersHashKey is the sink option that holds the SHA-256 of an HTTP
+// sink's header names and values.
+const HeadersHashKey = "headers_sha256"
+
+// SettingsOf returns the settings of s as the engine records them.
+func SettingsOf(s *spec.Spec) PlanSettings {
+	p := PlanSettings{EventTime: s.EventTime, WatermarkMs: s.Watermark.Ms(), Where: s.Where,
+		SourceOptions: map[string]string{}, SinkOptions: map[string]string{}}
+	src := s.Source
+	switch src.Kind {
+	case spec.SourceFiles:
+		p.SourceOptions["max_files_per_batch"] = strconv.Itoa(src.MaxFilesPerBatch)
+	case spec.SourceRate:
+		p.SourceOptions["total_rows"] = strconv.FormatInt(src.TotalRows, 10)
+		p.SourceOptions["max_rows_per_batch"] = strconv.FormatInt(src.MaxRowsPerBatch, 10)
+	case spec.SourceKafka:
+		p.SourceOptions["brokers"] = strings.Join(src.Brokers, ",")
+		p.SourceOptions["starting_offsets"] = src.StartingOffsets
+		p.SourceOptions["max_offsets_per_trigger"] = strconv.FormatInt(src.MaxOffsetsPerTrigger, 10)
+	}
+	if k := s.Sink; k.Kind == spec.SinkHTTP {
+		p.SinkOptions["timeout_ms"] = strconv.FormatInt(k.Timeout.Ms(), 10)
+		p.SinkOptions["batch_size"] = strconv.Itoa(k.BatchSize)
+		if len(k.Headers) > 0 {
+			names := slices.Sorted(maps.Keys(k.Headers))
+			h := sha256.New()
+			for _, n := range names {
+				fmt.Fprintf(h, "%d:%s%d:%s", len(n), n, len(k.Headers[n]), k.Headers[n])
+			}
+			p.SinkOptions["headers"] = strings.Join(names, ",")
+			p.SinkOptions[HeadersHashKey] = "sha256:" + hex.EncodeToString(h.Sum(nil))
+		}
+	}
+	if s.Stateful() {
+		p.StateFormat = StateFormat
+	}
+	return p
+}
+
+// settingsDiff says what differs between the recorded settings (nil: a
+// plan written before ckgate recorded them) and want, "" when nothing.
+func settingsDiff(got *PlanSettings, want PlanSettings) string {
+	if got == nil {
+		return "the plan did not record the settings (watermark, where, source and sink options, state format): recorded now"
+	}
+	return jsonDiff(got, want)
+}
