@@ -156,6 +156,16 @@ func (p *Proxy) pick(r *http.Request) (int, *Rule, Kind) {
 				continue
 			}
 		}
+		if rule.Once {
+			id := r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery
+			if rule.done[id] {
+				continue
+			}
+			if rule.done == nil {
+				rule.done = map[string]bool{}
+			}
+			rule.done[id] = true
+		}
 		rule.fired++
 		return p.requests, rule, rule.Faults[p.rng.IntN(len(rule.Faults))]
 	}

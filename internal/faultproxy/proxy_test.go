@@ -270,3 +270,21 @@ func TestSeeded(t *testing.T) {
 		t.Fatalf("%d faults in 300 requests at 20%%, by kind %v", len(a), counts)
 	}
 }
+
+// TestOnce: a Once rule faults a request once and lets its retry through.
+func TestOnce(t *testing.T) {
+	u := newUpstream(t)
+	p := start(t, u, Options{Rules: []*Rule{{Once: true, Faults: []Kind{Busy}}}})
+	c := noRetry()
+	var got []int
+	for _, path := range []string{"/a", "/a", "/b", "/a?x=1", "/b"} {
+		status, _, err := do(c, "PUT", p.URL()+path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, status)
+	}
+	if want := []int{503, 200, 503, 503, 200}; !slices.Equal(got, want) {
+		t.Fatalf("statuses %v, want %v", got, want)
+	}
+}

@@ -54,6 +54,9 @@ type Rule struct {
 	Prob float64
 	// Max > 0 bounds how often the rule fires.
 	Max int
+	// Once fires at most once per method, path and query, so the client's
+	// own retry of a faulted request gets through.
+	Once bool
 
 	// Faults are the kinds to inject; when several are given one is drawn
 	// per firing from the proxy's generator.
@@ -63,6 +66,7 @@ type Rule struct {
 
 	matched int
 	fired   int
+	done    map[string]bool // requests Once already faulted
 }
 
 func (r *Rule) matches(req *http.Request) bool {
