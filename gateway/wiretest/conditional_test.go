@@ -151,7 +151,7 @@ func TestWireUnknownOutcome(t *testing.T) {
 			&faultproxy.Rule{Match: reads, Faults: []faultproxy.Kind{faultproxy.Busy}})
 		begin := time.Now()
 		// fake-gcs-server's client retries until the context ends.
-		ctx, cancel := context.WithTimeout(t.Context(), 8*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
 		_, err := st.Put(ctx, "offsets/9", []byte("batch 9 "+unique("")), gateway.IfAbsent())
 		if !errors.Is(err, gateway.ErrUnknownOutcome) {
@@ -163,5 +163,21 @@ func TestWireUnknownOutcome(t *testing.T) {
 		tally.add(t, p.Events())
 		tally.unknown(t)
 		t.Logf("resolved as unknown in %s: %v", time.Since(begin).Round(time.Millisecond), err)
+	})
+}
+
+// TestWireGetCutBody: a GET whose body is cut short is read again; the
+// caller gets the whole object, never an error for a readable key.
+func TestWireGetCutBody(t *testing.T) {
+	each(t, func(t *testing.T, c *cloud) {
+		st, p := c.through(t, 5)
+		data := []byte("writer record epoch=4 " + unique(""))
+		v, err := st.Put(t.Context(), gateway.WriterKey, data, gateway.IfAbsent())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.SetRules(&faultproxy.Rule{Method: http.MethodGet, Nth: 1, Faults: []faultproxy.Kind{faultproxy.CutBody}})
+		wantStored(t, st, gateway.WriterKey, data, v)
+		wantFired(t, p, faultproxy.CutBody)
 	})
 }

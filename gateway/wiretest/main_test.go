@@ -157,7 +157,10 @@ func (c *cloud) through(t *testing.T, seed uint64) (gateway.Store, *faultproxy.P
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.Close() })
+	t.Cleanup(func() {
+		tally.requests(t, p.Requests())
+		p.Close()
+	})
 	return c.open(t, p.URL()), p
 }
 

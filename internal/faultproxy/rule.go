@@ -78,3 +78,14 @@ func (r *Rule) matches(req *http.Request) bool {
 	}
 	return r.Match == nil || r.Match(req)
 }
+
+// Name is k as one word for figure names: "drop_response".
+func (k Kind) Name() string {
+	b := []byte(k)
+	for i, c := range b {
+		if c == '-' {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
