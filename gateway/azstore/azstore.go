@@ -341,12 +341,12 @@ func (s *Store) writeFailed(ctx context.Context, key, name string, c gateway.Con
 		return "", false, e("put", key, err)
 	}
 	refused := gateway.E("put", key, lost, cause(err))
-	if c.Kind == gateway.CondIfMatch && !t.retried() {
-		return "", false, refused
-	}
+	// The refusal may be this very write seen again: the pipeline's retry
+	// of an attempt that was applied, or the request delivered twice on the
+	// way. The blob then carries id.
 	p, perr := s.blob(name).GetProperties(ctx, nil)
 	switch {
-	case perr == nil && t.retried() && metaValue(p.Metadata, metaWriteID) == id:
+	case perr == nil && metaValue(p.Metadata, metaWriteID) == id:
 		return version(p.ETag), false, nil
 	case perr == nil:
 		return "", false, refused

@@ -169,7 +169,7 @@ func TestAmbiguousLoss(t *testing.T) {
 }
 
 // TestAmbiguousUnresolved: when the read-back that would resolve an
-// ambiguous 412 fails, the outcome is unknown: the error is ErrUnavailable,
+// ambiguous 412 fails, the outcome is unknown: the error is ErrUnknownOutcome,
 // neither success nor ErrExists.
 func TestAmbiguousUnresolved(t *testing.T) {
 	s := newStore(t)
@@ -192,7 +192,7 @@ func TestAmbiguousUnresolved(t *testing.T) {
 	})
 	ambiguous := New(newClient(t, rt), s.Bucket(), "", WithMaxAttempts(2))
 	_, err := ambiguous.Put(t.Context(), "k", []byte("x"), gateway.IfAbsent())
-	checkKind(t, err, "k", gateway.ErrUnavailable)
+	checkKind(t, err, "k", gateway.ErrUnknownOutcome)
 	if !isPrecondition(err) {
 		t.Errorf("the 412 is not reachable from %q", err)
 	}

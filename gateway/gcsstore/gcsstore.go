@@ -382,14 +382,16 @@ func (s *Store) write(ctx context.Context, key string, obj *storage.ObjectHandle
 		}
 		return "", gateway.E("put", key, gateway.ErrUnavailable, errors.New("upload finished without object metadata"))
 	}
-	if isPrecondition(err) && tries.retried.Load() && c.Kind != gateway.CondNone {
-		// The first attempt may have landed: look for this write's id.
+	if isPrecondition(err) && c.Kind != gateway.CondNone {
+		// An earlier attempt (the library's retry) or an earlier delivery
+		// of this very request (a replay on the way) may have landed: look
+		// for this write's id.
 		a, rerr := obj.Attrs(ctx)
 		switch {
 		case rerr == nil && a.Metadata[WriteIDKey] == id && a.Size == src.n && a.CRC32C == src.sum():
 			return version(a.Generation), nil
-		case rerr != nil && !errors.Is(rerr, storage.ErrObjectNotExist):
-			return "", gateway.E("put", key, gateway.ErrUnavailable,
+		case rerr != nil && !errors.Is(rerr, storage.ErrObjectNotExist) && tries.retried.Load():
+			return "", gateway.E("put", key, gateway.ErrUnknownOutcome,
 				fmt.Errorf("retried write answered %w; reading the object back to resolve it failed: %w", err, rerr))
 		}
 	}

@@ -196,11 +196,11 @@ func (u *upload) complete(ctx context.Context, c gateway.Cond) (gateway.Version,
 				u.done = true
 				return v, nil
 			}
-			return "", gateway.E("put", u.key, gateway.ErrUnavailable,
-				fmt.Errorf("outcome unknown: the multipart upload vanished after a retried completion: %w", err))
+			return "", gateway.E("put", u.key, gateway.ErrUnknownOutcome,
+				fmt.Errorf("the multipart upload vanished after a retried completion: %w", err))
 		}
 		if refused(c, err) {
-			return s.settle(ctx, u.key, c, ambiguous, err, u.stored)
+			return s.settle(ctx, u.key, c, ambiguous, false, err, u.stored)
 		}
 		return "", fail("put", u.key, err)
 	}

@@ -3,6 +3,7 @@ package s3store
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 
@@ -59,6 +60,9 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, c gateway.Cond
 
 func (s *Store) putObject(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
 	ifMatch, ifNoneMatch := condHeaders(c)
+	// A fresh id in the object's metadata tells this write from another
+	// writer's with the same bytes when a refusal is read back.
+	id := rand.Text()
 	ambiguous := false
 	for attempt := 0; ; attempt++ {
 		var t tracker
@@ -69,6 +73,7 @@ func (s *Store) putObject(ctx context.Context, key string, data []byte, c gatewa
 			ContentLength: aws.Int64(int64(len(data))),
 			IfMatch:       ifMatch,
 			IfNoneMatch:   ifNoneMatch,
+			Metadata:      map[string]string{writeIDMeta: id},
 		}, t.option)
 		ambiguous = ambiguous || t.ambiguous
 		if err == nil {
@@ -83,52 +88,44 @@ func (s *Store) putObject(ctx context.Context, key string, data []byte, c gatewa
 			continue
 		}
 		if refused(c, err) {
-			return s.settle(ctx, key, c, ambiguous, err, func(ctx context.Context) (gateway.Version, bool, error) {
-				got, v, err := s.rawGet(ctx, key)
+			return s.settle(ctx, key, c, ambiguous, true, err, func(ctx context.Context) (gateway.Version, bool, error) {
+				h, err := s.head(ctx, key)
 				if err != nil {
 					return "", false, err
 				}
-				return v, bytes.Equal(got, data), nil
+				return version(h.ETag), h.Metadata[writeIDMeta] == id, nil
 			})
 		}
 		return "", fail("put", key, err)
 	}
 }
 
-// settle decides a conditional write that S3 refused with 412. Without an
-// earlier attempt of unknown outcome it is a lost race (ErrExists for
-// IfAbsent, ErrPrecondition for IfMatch). After one (the SDK retried a
-// timeout or a 5xx) the refusal may be our own first write seen by its
-// retry: mine reads the stored object and reports whether it is ours. If it
-// is, the write succeeded; if the read fails, the outcome is unknown and the
-// error is ErrUnavailable, never a false "exists".
-func (s *Store) settle(ctx context.Context, key string, c gateway.Cond, ambiguous bool, refusal error,
+// settle decides a conditional write that S3 refused with 412. The refusal
+// may be our own write seen by a later request: the SDK's retry of an
+// attempt that timed out or failed after the service applied it, or the
+// same request delivered twice on the way. mine reads the stored object and
+// reports whether it is ours; if it is, the write succeeded. exact says mine
+// compares a write id (always asked); otherwise it compares content, which
+// another writer may share, and is asked only after an ambiguous attempt. A
+// read-back that fails after an attempt of unknown outcome leaves the
+// outcome unknown (ErrUnknownOutcome, never a false "exists"); without one
+// the refusal stands.
+func (s *Store) settle(ctx context.Context, key string, c gateway.Cond, ambiguous, exact bool, refusal error,
 	mine func(context.Context) (gateway.Version, bool, error)) (gateway.Version, error) {
-	if !ambiguous {
+	if !ambiguous && !exact {
 		return "", gateway.E("put", key, lostKind(c), refusal)
 	}
 	v, ok, err := mine(ctx)
 	switch {
-	case err != nil && classify(err) != gateway.ErrNotFound:
-		return "", gateway.E("put", key, gateway.ErrUnavailable,
-			fmt.Errorf("outcome unknown: an attempt timed out or failed, its retry was refused (%v), and reading the key back failed: %w", refusal, err))
-	case ok:
+	case err != nil && classify(err) != gateway.ErrNotFound && ambiguous:
+		return "", gateway.E("put", key, gateway.ErrUnknownOutcome,
+			fmt.Errorf("an attempt timed out or failed, its retry was refused (%v), and reading the key back failed: %w", refusal, err))
+	case err == nil && ok:
 		return v, nil
 	}
 	return "", gateway.E("put", key, lostKind(c), refusal)
 }
 
-// rawGet is Get returning the SDK's error unwrapped.
-func (s *Store) rawGet(ctx context.Context, key string) ([]byte, gateway.Version, error) {
-	var t tracker
-	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.full(key)}, t.option)
-	if err != nil {
-		return nil, "", err
-	}
-	defer out.Body.Close()
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(out.Body); err != nil {
-		return nil, "", err
-	}
-	return b.Bytes(), version(out.ETag), nil
-}
+// writeIDMeta is the user-metadata name (x-amz-meta-ckgate-write-id) of a
+// Put's write id.
+const writeIDMeta = "ckgate-write-id"

@@ -96,16 +96,16 @@ func TestAmbiguousCreateLostRace(t *testing.T) {
 
 // TestAmbiguousCreateUnreadable: the first attempt is applied and its
 // answer lost, the retry is refused with 412, and the read-back that would
-// settle it is throttled: the outcome is unknown, so ErrUnavailable, never
+// settle it is throttled: the outcome is unknown, so ErrUnknownOutcome, never
 // a false ErrExists.
 func TestAmbiguousCreateUnreadable(t *testing.T) {
 	clean := newStore(t)
 	var mu sync.Mutex
 	puts := 0
 	ft := &faultTransport{
-		match: func(r *http.Request) bool { return isObjectPut(r) || isObjectGet(r) },
+		match: func(r *http.Request) bool { return isObjectPut(r) || isObjectGet(r) || r.Method == http.MethodHead },
 		fault: func(r *http.Request) (*http.Response, error) {
-			if r.Method == http.MethodGet {
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
 				return answer(http.StatusServiceUnavailable, "SlowDown")(r)
 			}
 			mu.Lock()
@@ -121,7 +121,7 @@ func TestAmbiguousCreateUnreadable(t *testing.T) {
 	}
 	s := New(newClient(t, ft.option), clean.bucket, "")
 	_, err := s.Put(t.Context(), "k", []byte("y"), gateway.IfAbsent())
-	wantKind(t, "put with a failed read-back", err, gateway.ErrUnavailable, "k")
+	wantKind(t, "put with a failed read-back", err, gateway.ErrUnknownOutcome, "k")
 	if errors.Is(err, gateway.ErrExists) {
 		t.Fatalf("put with a failed read-back: %v is also ErrExists", err)
 	}

@@ -3,6 +3,7 @@ package s3store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -93,18 +94,27 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, gateway.Version, e
 	return s.get(ctx, "get", key)
 }
 
+// bodyAttempts bounds the GETs of one Get whose body was cut short: the
+// SDK retries a request, not the reading of its body.
+const bodyAttempts = 3
+
 func (s *Store) get(ctx context.Context, op, key string) ([]byte, gateway.Version, error) {
-	var t tracker
-	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.full(key)}, t.option)
-	if err != nil {
-		return nil, "", fail(op, key, err)
+	for attempt := 1; ; attempt++ {
+		var t tracker
+		out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.full(key)}, t.option)
+		if err != nil {
+			return nil, "", fail(op, key, err)
+		}
+		b, err := io.ReadAll(out.Body)
+		out.Body.Close()
+		if err == nil {
+			return b, version(out.ETag), nil
+		}
+		if attempt >= bodyAttempts || ctx.Err() != nil {
+			return nil, "", gateway.E(op, key, gateway.ErrUnavailable,
+				fmt.Errorf("reading the body (attempt %d of %d): %w", attempt, bodyAttempts, err))
+		}
 	}
-	defer out.Body.Close()
-	b, err := io.ReadAll(out.Body)
-	if err != nil {
-		return nil, "", gateway.E(op, key, gateway.ErrUnavailable, err)
-	}
-	return b, version(out.ETag), nil
 }
 
 // Stat reads the object's attributes with HeadObject.
@@ -146,21 +156,56 @@ func (s *Store) GetStream(ctx context.Context, key string) (io.ReadCloser, gatew
 		Version:  version(out.ETag),
 		Modified: aws.ToTime(out.LastModified),
 	}
-	return &body{rc: out.Body, key: key}, a, nil
+	return &body{rc: out.Body, key: key, s: s, ctx: ctx, etag: out.ETag, attempts: 1}, a, nil
 }
 
+// body is a GetObject body that resumes where it was cut (a connection
+// lost mid-body, which the SDK does not retry) with a ranged GET on the
+// same ETag, up to bodyAttempts GETs in all.
 type body struct {
-	rc  io.ReadCloser
-	key string
+	rc       io.ReadCloser
+	key      string
+	s        *Store
+	ctx      context.Context
+	etag     *string
+	read     int64
+	attempts int
 }
 
 func (b *body) Read(p []byte) (int, error) {
-	n, err := b.rc.Read(p)
-	if err != nil && err != io.EOF {
-		err = gateway.E("get", b.key, gateway.ErrUnavailable, err)
+	for {
+		n, err := b.rc.Read(p)
+		b.read += int64(n)
+		if err == nil || err == io.EOF {
+			return n, err
+		}
+		if n > 0 {
+			return n, nil // report the bytes; the next Read meets the error again
+		}
+		if b.attempts >= bodyAttempts || b.ctx.Err() != nil || b.etag == nil {
+			return 0, gateway.E("get", b.key, gateway.ErrUnavailable,
+				fmt.Errorf("reading the body at byte %d (GET %d of %d): %w", b.read, b.attempts, bodyAttempts, err))
+		}
+		b.attempts++
+		b.rc.Close()
+		var t tracker
+		out, gerr := b.s.client.GetObject(b.ctx, &s3.GetObjectInput{
+			Bucket: &b.s.bucket, Key: b.s.full(b.key),
+			Range:   aws.String(fmt.Sprintf("bytes=%d-", b.read)),
+			IfMatch: b.etag, // the same object, or a precondition failure
+		}, t.option)
+		if gerr != nil {
+			b.rc = io.NopCloser(errReader{fail("get", b.key, gerr)})
+			b.attempts = bodyAttempts
+			continue
+		}
+		b.rc = out.Body
 	}
-	return n, err
 }
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 func (b *body) Close() error { return b.rc.Close() }
 
