@@ -80,7 +80,9 @@ func (e *env) serve(c *cli.Context) error {
 	}
 	addr := c.String("listen")
 	srv, err := s3serve.New(s3serve.Config{Store: st, Guard: guard, Credentials: creds, Region: c.String("region"),
-		Ready: func() { fmt.Fprintf(e.stderr, "ckgate serve: listening on %s, store %s\n", addr, gateway.Redact(storeURL)) }})
+		Ready: func() {
+			fmt.Fprintf(e.stderr, "ckgate serve: listening on %s, store %s\n", addr, gateway.Redact(storeURL))
+		}})
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,9 @@ func objectKey(bucket, key string) string { return bucket + "/" + key }
 
 func etag(v gateway.Version) *string { s := `"` + string(v) + `"`; return &s }
 
-func unquote(s string) gateway.Version { return gateway.Version(strings.Trim(strings.TrimSpace(s), `"`)) }
+func unquote(s string) gateway.Version {
+	return gateway.Version(strings.Trim(strings.TrimSpace(s), `"`))
+}
 
 func str(p *string) string {
 	if p == nil {

@@ -20,11 +20,11 @@ func (i iam) GetUserAccount(access string) (auth.Account, error) {
 	return auth.Account{Access: p.AccessKey, Secret: p.SecretKey, Role: auth.RoleAdmin}, nil
 }
 
-func (i iam) CreateAccount(auth.Account) error { return errReadOnly }
+func (i iam) CreateAccount(auth.Account) error                  { return errReadOnly }
 func (i iam) UpdateUserAccount(string, auth.MutableProps) error { return errReadOnly }
-func (i iam) DeleteUserAccount(string) error { return errReadOnly }
-func (i iam) ListUserAccounts() ([]auth.Account, error) { return nil, errReadOnly }
-func (i iam) Shutdown() error { return nil }
+func (i iam) DeleteUserAccount(string) error                    { return errReadOnly }
+func (i iam) ListUserAccounts() ([]auth.Account, error)         { return nil, errReadOnly }
+func (i iam) Shutdown() error                                   { return nil }
 
 func (i iam) ResolveAccounts(keys []string) ([]string, error) {
 	out := make([]string, 0, len(keys))
