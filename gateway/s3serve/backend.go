@@ -41,7 +41,7 @@ func (b *storeBackend) String() string { return "ckgate" }
 
 // writer is the guarded store of the principal that signed the request.
 func (b *storeBackend) writer(ctx context.Context) (gateway.Store, error) {
-	acc, ok := ctx.Value("account").(auth.Account)
+	acc, ok := ctx.Value(accountKey{}).(auth.Account)
 	if !ok {
 		return nil, s3err.GetAPIError(s3err.ErrAccessDenied)
 	}
@@ -60,6 +60,21 @@ func (b *storeBackend) writer(ctx context.Context) (gateway.Store, error) {
 	}
 	b.guarded[p.AccessKey] = s
 	return s, nil
+}
+
+type accountKey struct{}
+
+// detach returns a context for the store and the policy that carries the
+// signing account only. versitygw hands the backend fasthttp's RequestCtx,
+// which is recycled after the request and whose Done races with the
+// server's shutdown; and an in-flight write should finish on shutdown, not
+// be cancelled half-way (a store write is atomic either way).
+func detach(ctx context.Context) context.Context {
+	acc, ok := ctx.Value("account").(auth.Account)
+	if !ok {
+		return context.Background()
+	}
+	return context.WithValue(context.Background(), accountKey{}, acc)
 }
 
 func objectKey(bucket, key string) string { return bucket + "/" + key }
@@ -92,6 +107,7 @@ func (b *storeBackend) bucketExists(ctx context.Context, bucket string) error {
 }
 
 func (b *storeBackend) ListBuckets(ctx context.Context, _ s3response.ListBucketsInput) (s3response.ListAllMyBucketsResult, error) {
+	ctx = detach(ctx)
 	var out s3response.ListAllMyBucketsResult
 	last := ""
 	for a, err := range b.raw.List(ctx, "") {
@@ -109,6 +125,7 @@ func (b *storeBackend) ListBuckets(ctx context.Context, _ s3response.ListBuckets
 }
 
 func (b *storeBackend) HeadBucket(ctx context.Context, in *s3.HeadBucketInput) (*s3.HeadBucketOutput, error) {
+	ctx = detach(ctx)
 	if err := b.bucketExists(ctx, str(in.Bucket)); err != nil {
 		return nil, err
 	}
@@ -118,6 +135,7 @@ func (b *storeBackend) HeadBucket(ctx context.Context, in *s3.HeadBucketInput) (
 // GetBucketAcl answers versitygw's ACL middleware: the bucket exists and
 // is owned by the caller (versitygw's checks step aside; the guard decides).
 func (b *storeBackend) GetBucketAcl(ctx context.Context, in *s3.GetBucketAclInput) ([]byte, error) {
+	ctx = detach(ctx)
 	if err := b.bucketExists(ctx, str(in.Bucket)); err != nil {
 		return nil, err
 	}
@@ -141,6 +159,7 @@ func (b *storeBackend) GetBucketCors(context.Context, string) ([]byte, error) {
 }
 
 func (b *storeBackend) CreateBucket(ctx context.Context, in *s3.CreateBucketInput, _ []byte) error {
+	ctx = detach(ctx)
 	bucket := str(in.Bucket)
 	switch err := b.bucketExists(ctx, bucket); {
 	case err == nil:
@@ -165,6 +184,7 @@ func isAPIError(err error, code string) bool {
 }
 
 func (b *storeBackend) HeadObject(ctx context.Context, in *s3.HeadObjectInput) (*s3.HeadObjectOutput, error) {
+	ctx = detach(ctx)
 	bucket, key := str(in.Bucket), str(in.Key)
 	if err := b.bucketExists(ctx, bucket); err != nil {
 		return nil, err
@@ -194,6 +214,7 @@ func readConds(v gateway.Version, ifMatch, ifNoneMatch *string) error {
 }
 
 func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s3.GetObjectOutput, error) {
+	ctx = detach(ctx)
 	bucket, key := str(in.Bucket), str(in.Key)
 	if err := b.bucketExists(ctx, bucket); err != nil {
 		return nil, err
@@ -254,6 +275,7 @@ func putCond(key string, ifMatch, ifNoneMatch *string) (gateway.Cond, error) {
 }
 
 func (b *storeBackend) PutObject(ctx context.Context, in s3response.PutObjectInput) (s3response.PutObjectOutput, error) {
+	ctx = detach(ctx)
 	bucket, key := str(in.Bucket), str(in.Key)
 	if err := b.bucketExists(ctx, bucket); err != nil {
 		return s3response.PutObjectOutput{}, err
@@ -278,6 +300,7 @@ func (b *storeBackend) PutObject(ctx context.Context, in s3response.PutObjectInp
 }
 
 func (b *storeBackend) CopyObject(ctx context.Context, in s3response.CopyObjectInput) (s3response.CopyObjectOutput, error) {
+	ctx = detach(ctx)
 	bucket, key := str(in.Bucket), str(in.Key)
 	srcBucket, srcKey, srcVersion, err := vbackend.ParseCopySource(str(in.CopySource))
 	if err != nil {
@@ -323,6 +346,7 @@ func (b *storeBackend) CopyObject(ctx context.Context, in s3response.CopyObjectI
 }
 
 func (b *storeBackend) DeleteObject(ctx context.Context, in *s3.DeleteObjectInput) (*s3.DeleteObjectOutput, error) {
+	ctx = detach(ctx)
 	bucket, key := str(in.Bucket), str(in.Key)
 	if err := b.bucketExists(ctx, bucket); err != nil {
 		return nil, err
@@ -352,6 +376,7 @@ func (b *storeBackend) deleteKey(ctx context.Context, bucket, key string, ifMatc
 }
 
 func (b *storeBackend) DeleteObjects(ctx context.Context, in *s3.DeleteObjectsInput) (s3response.DeleteResult, error) {
+	ctx = detach(ctx)
 	var out s3response.DeleteResult
 	bucket := str(in.Bucket)
 	if err := b.bucketExists(ctx, bucket); err != nil {

@@ -74,6 +74,7 @@ func maxKeys(p *int32) int {
 }
 
 func (b *storeBackend) ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input) (s3response.ListObjectsV2Result, error) {
+	ctx = detach(ctx)
 	after := str(in.StartAfter)
 	if t := str(in.ContinuationToken); t != "" {
 		k, err := base64.RawURLEncoding.DecodeString(t)
@@ -101,6 +102,7 @@ func (b *storeBackend) ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2In
 }
 
 func (b *storeBackend) ListObjects(ctx context.Context, in *s3.ListObjectsInput) (s3response.ListObjectsResult, error) {
+	ctx = detach(ctx)
 	max := maxKeys(in.MaxKeys)
 	l, err := b.list(ctx, str(in.Bucket), str(in.Prefix), str(in.Delimiter), str(in.Marker), max)
 	if err != nil {
