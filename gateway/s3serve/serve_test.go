@@ -274,6 +274,10 @@ func TestServeRefusesBadSignaturesAndHousekeeping(t *testing.T) {
 	if _, err := bad.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("ckpt")}); code(err) != "SignatureDoesNotMatch" {
 		t.Fatalf("wrong secret: %v, want SignatureDoesNotMatch", err)
 	}
+	unknown := client(ep, "NOBODY", "whatever")
+	if _, err := unknown.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("ckpt")}); code(err) != "InvalidAccessKeyId" {
+		t.Fatalf("unknown key: %v, want InvalidAccessKeyId", err)
+	}
 	job := client(ep, "ORDERSJOB", "orders-secret-0123456789")
 	if err := s3aCommit(ctx, job, "q2/metadata", `{"id":"q2"}`, "m"); err != nil {
 		t.Fatal(err)
