@@ -21,7 +21,7 @@ import (
 
 // bucketMarker is the key CreateBucket writes inside a new bucket, so that
 // an empty bucket exists on stores without directories. Listings hide it.
-const bucketMarker = ".ckgate-bucket"
+const bucketMarker = "_ckgate/bucket"
 
 // storeBackend is versitygw's backend.Backend over a ckgate store: each
 // bucket is a first-level prefix of the store. Reads go to the store;
@@ -399,4 +399,29 @@ func (b *storeBackend) DeleteObjects(ctx context.Context, in *s3.DeleteObjectsIn
 		out.Deleted = append(out.Deleted, types.DeletedObject{Key: o.Key})
 	}
 	return out, nil
+}
+
+// DeleteBucket deletes an empty bucket: one holding nothing but its
+// marker (BucketNotEmpty otherwise).
+func (b *storeBackend) DeleteBucket(ctx context.Context, bucket string) error {
+	ctx = detach(ctx)
+	if err := b.bucketExists(ctx, bucket); err != nil {
+		return err
+	}
+	for a, err := range b.raw.List(ctx, bucket+"/") {
+		if err != nil {
+			return s3Error(err)
+		}
+		if a.Key != objectKey(bucket, bucketMarker) {
+			return s3err.GetAPIError(s3err.ErrBucketNotEmpty)
+		}
+	}
+	w, err := b.writer(ctx)
+	if err != nil {
+		return err
+	}
+	if err := w.Delete(ctx, objectKey(bucket, bucketMarker), gateway.None()); err != nil && !errors.Is(err, gateway.ErrNotFound) {
+		return s3Error(err)
+	}
+	return nil
 }

@@ -259,6 +259,28 @@ func TestServeObjectOperations(t *testing.T) {
 	if err != nil || len(d.Deleted) != 2 {
 		t.Fatalf("delete objects: %+v, %v", d, err)
 	}
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("fresh")}); err != nil {
+		t.Fatalf("create bucket: %v", err)
+	}
+	if _, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String("fresh")}); err != nil {
+		t.Fatalf("head of the new bucket: %v", err)
+	}
+	if l, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("fresh")}); err != nil || len(l.Contents) != 0 {
+		t.Fatalf("a new bucket lists %+v, %v; want nothing", l, err)
+	}
+	lb, err := c.ListBuckets(ctx, &s3.ListBucketsInput{})
+	if err != nil || len(lb.Buckets) != 2 || aws.ToString(lb.Buckets[1].Name) != "fresh" {
+		t.Fatalf("list buckets: %+v, %v", lb, err)
+	}
+	if _, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: b}); code(err) != "BucketNotEmpty" {
+		t.Fatalf("delete of a bucket holding objects: %v, want BucketNotEmpty", err)
+	}
+	if _, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String("fresh")}); err != nil {
+		t.Fatalf("delete of the empty bucket: %v", err)
+	}
+	if _, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String("fresh")}); status(err) != 404 {
+		t.Fatalf("head of the deleted bucket: %v, want 404", err)
+	}
 	if _, err := c.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: b, Tagging: &types.Tagging{TagSet: []types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}}}); status(err) != 501 {
 		t.Fatalf("put bucket tagging: %v, want 501 NotImplemented", err)
 	}
