@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -51,6 +52,12 @@ func (w *watchedBuffer) String() string { w.mu.Lock(); defer w.mu.Unlock(); retu
 // function that signals it and returns its exit code and stderr.
 func startServe(t *testing.T) (endpoint, dir string, stop func() (int, string)) {
 	t.Helper()
+	return startServeAs(t, serveCreds)
+}
+
+// startServeAs is startServe with the credentials file credsYAML.
+func startServeAs(t *testing.T, credsYAML string) (endpoint, dir string, stop func() (int, string)) {
+	t.Helper()
 	dir = t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "ckpt"), 0o755); err != nil {
 		t.Fatal(err)
@@ -59,7 +66,7 @@ func startServe(t *testing.T) (endpoint, dir string, stop func() (int, string)) 
 		t.Fatal(err)
 	}
 	creds := filepath.Join(t.TempDir(), "creds.yaml")
-	if err := os.WriteFile(creds, []byte(serveCreds), 0o600); err != nil {
+	if err := os.WriteFile(creds, []byte(credsYAML), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	port, err := emulator.FreePort()
@@ -233,4 +240,52 @@ func TestServeRefusesReadableCredentials(t *testing.T) {
 	if strings.Contains(r.stderr, "s3cr3t") {
 		t.Fatalf("a secret reached stderr:\n%s", r.stderr)
 	}
+}
+
+// TestServeVersitygwSuite runs versitygw's own integration tests (the
+// list in testdata/serve-versitygw-tests.txt: those of the groups that
+// apply that ckgate serve passes) against ckgate serve over the local
+// disk, each on an emptied store.
+func TestServeVersitygwSuite(t *testing.T) {
+	bin, err := emulator.Find("versitygw", "bin/versitygw")
+	emulator.Require(t, err)
+	f, err := os.Open(filepath.Join("testdata", "serve-versitygw-tests.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var names []string
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+			names = append(names, l)
+		}
+	}
+	if len(names) < 100 {
+		t.Fatalf("only %d suite tests listed", len(names))
+	}
+	const key, secret = "SUITEADMIN", "suite-admin-secret-0123456789"
+	ep, dir, _ := startServeAs(t, "principals:\n  - access_key: "+key+"\n    secret_key: "+secret+"\n    principal: suite\n    kind: admin\n")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AWS_") {
+			env = append(env, kv)
+		}
+	}
+	work := t.TempDir()
+	failed := 0
+	for _, name := range names {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(bin, "test", "-a", key, "-s", secret, "-e", ep, name)
+		cmd.Env, cmd.Dir = env, work
+		if out, err := cmd.CombinedOutput(); err != nil {
+			failed++
+			t.Errorf("versitygw test %s: %v\n%s", name, err, out)
+		}
+	}
+	t.Logf("%d of %d versitygw suite tests passed", len(names)-failed, len(names))
 }
