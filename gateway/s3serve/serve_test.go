@@ -39,7 +39,13 @@ const testCreds = `principals:
 
 // serve starts s3serve over a fresh local store (with bucket "ckpt") under
 // the default policies and returns its endpoint.
-func serve(t *testing.T) (endpoint, dir string) {
+func serve(t testing.TB) (endpoint, dir string) {
+	t.Helper()
+	return serveWrapped(t, nil)
+}
+
+// serveWrapped is serve with the raw store wrapped by wrap (when not nil).
+func serveWrapped(t testing.TB, wrap func(gateway.Store) gateway.Store) (endpoint, dir string) {
 	t.Helper()
 	dir = t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "ckpt"), 0o755); err != nil {
@@ -48,9 +54,13 @@ func serve(t *testing.T) (endpoint, dir string) {
 	if err := os.WriteFile(filepath.Join(dir, "ckpt", "README"), []byte("bucket"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := filestore.New(dir)
+	fs, err := filestore.New(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var st gateway.Store = fs
+	if wrap != nil {
+		st = wrap(fs)
 	}
 	creds, err := s3serve.ParseCredentials([]byte(testCreds))
 	if err != nil {
