@@ -137,6 +137,7 @@ func App(opts Options) *cli.App {
 			e.rehearseCommand(),
 			e.completionCommand(),
 			e.docsCommand(),
+			e.serveCommand(),
 		},
 	}
 	for _, c := range app.Commands {

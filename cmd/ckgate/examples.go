@@ -27,6 +27,12 @@ var examples = map[string][]example{
 		{"tab completion in the running bash", "source <(ckgate completion bash)"},
 	},
 
+	"serve": {
+		{"an S3 endpoint over a local directory of checkpoints (buckets are its subdirectories)", "ckgate serve --listen 127.0.0.1:9000 --store file:///data/checkpoints --credentials /etc/ckgate/serve-credentials.yaml"},
+		{"over S3, every decision logged", "ckgate serve --store s3://my-bucket/checkpoints --credentials /etc/ckgate/serve-credentials.yaml --decision-log /var/log/ckgate/decisions.jsonl"},
+		{"on all interfaces over GCS, signatures for one region only, with site policies", "ckgate serve --listen 0.0.0.0:9000 --store gs://my-bucket/checkpoints --credentials /etc/ckgate/serve-credentials.yaml --region eu-west-1 --policy /etc/ckgate/policies"},
+	},
+
 	"store": {
 		{"list the top of a checkpoint", "ckgate store ls demo/checkpoint"},
 		{"print the query id record", "ckgate store cat demo/checkpoint metadata"},

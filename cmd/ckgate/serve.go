@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/s3serve"
+	"github.com/ckgate/ckgate/policy"
+)
+
+// serveCommand is `ckgate serve`: an S3 endpoint over a ckgate store that
+// Spark, Flink or any S3 client writes checkpoints through.
+func (e *env) serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "serve an S3 API over a store, every mutation through the gateway's guard",
+		Description: "Answers S3 requests (path-style, AWS SigV4: header, presigned and chunked uploads) on --listen\n" +
+			"over the store at --store: each bucket is a first-level prefix of it. Clients sign with the access\n" +
+			"keys of --credentials (YAML, readable by its owner only); each key is a principal of a kind (job,\n" +
+			"retention, housekeeping, admin) that the policies decide every PUT, COPY and DELETE for, as for\n" +
+			"the engine. A write of a checkpoint log entry (offsets/N, commits/N, metadata, sources/*/N,\n" +
+			"_spark_metadata/N) is create-only on the store: of racing writers one wins, the others get\n" +
+			"412 PreconditionFailed. See docs/serve.md for pointing Spark's S3A at it.\n\n" +
+			"Handled: ListBuckets, CreateBucket, HeadBucket, ListObjects(V2), HeadObject, GetObject (Range,\n" +
+			"If-Match/If-None-Match), PutObject (If-None-Match *, If-Match), CopyObject (copy-source\n" +
+			"conditions), DeleteObject (If-Match), DeleteObjects. Anything else answers NotImplemented.\n\n" +
+			"The first SIGINT or SIGTERM stops accepting requests and lets in-flight ones finish.\n\n" +
+			"Exit status: 0 stopped by a signal; 1 the server failed; 2 a bad flag, credentials file or store URL.",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:9000", Usage: "serve on `HOST:PORT`"},
+			&cli.StringFlag{Name: "store", Required: true, Usage: "the store `URL` buckets live in (file://, s3://, gs://, az://, a path)"},
+			&cli.StringFlag{Name: "credentials", Required: true, Usage: "the access keys and principals, a YAML `FILE` (mode 600)"},
+			&cli.StringFlag{Name: "region", Usage: "accept only signatures for `REGION` (default: any)"},
+			decisionLogFlag(),
+		}, policyFlags()...),
+		Action: e.serve,
+	}
+}
+
+func (e *env) serve(c *cli.Context) error {
+	if _, err := args(c, 0, 0); err != nil {
+		return err
+	}
+	creds, err := s3serve.LoadCredentials(c.String("credentials"))
+	if err != nil {
+		return &InputError{Err: err}
+	}
+	eng, err := e.policyEngine(c)
+	if err != nil {
+		return err
+	}
+	log, closeLog, err := e.decisionLog(c)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	storeURL := c.String("store")
+	st, err := e.openStore(c.Context, c, storeURL)
+	if err != nil {
+		return err
+	}
+	defer gateway.Close(st)
+	var closers []func()
+	defer func() {
+		for _, f := range closers {
+			f()
+		}
+	}()
+	guard := func(p s3serve.Principal) (gateway.Store, error) {
+		g, done, err := e.guard(c.Context, c, st, policy.GuardConfig{Engine: eng, Log: log, StoreURL: storeURL,
+			Principal: policy.Principal{ID: p.ID, Kind: p.Kind}, WriterSession: p.Kind == policy.KindJob})
+		if err == nil {
+			closers = append(closers, done) // under the backend's lock: one guard per principal
+		}
+		return g, err
+	}
+	addr := c.String("listen")
+	srv, err := s3serve.New(s3serve.Config{Store: st, Guard: guard, Credentials: creds, Region: c.String("region"),
+		Ready: func() {
+			fmt.Fprintf(e.stderr, "ckgate serve: listening on %s, store %s\n", addr, gateway.Redact(storeURL))
+		}})
+	if err != nil {
+		return err
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(addr) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve on %s: %w", addr, err)
+	case <-c.Context.Done():
+	}
+	if err := srv.Shutdown(); err != nil {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	<-served // the listener's "closed" error: the end Shutdown asked for
+	return nil
+}

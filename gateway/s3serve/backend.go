@@ -1,0 +1,427 @@
+package s3serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/versity/versitygw/auth"
+	vbackend "github.com/versity/versitygw/backend"
+	"github.com/versity/versitygw/s3err"
+	"github.com/versity/versitygw/s3response"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// bucketMarker is the key CreateBucket writes inside a new bucket, so that
+// an empty bucket exists on stores without directories. Listings hide it.
+const bucketMarker = "_ckgate/bucket"
+
+// storeBackend is versitygw's backend.Backend over a ckgate store: each
+// bucket is a first-level prefix of the store. Reads go to the store;
+// every mutation goes to the principal's guarded store. What it does not
+// implement answers NotImplemented (BackendUnsupported).
+type storeBackend struct {
+	vbackend.BackendUnsupported
+	raw   gateway.Store
+	creds *Credentials
+	guard func(Principal) (gateway.Store, error)
+
+	mu      sync.Mutex
+	guarded map[string]gateway.Store
+}
+
+func (b *storeBackend) String() string { return "ckgate" }
+
+// writer is the guarded store of the principal that signed the request.
+func (b *storeBackend) writer(ctx context.Context) (gateway.Store, error) {
+	acc, ok := ctx.Value(accountKey{}).(auth.Account)
+	if !ok {
+		return nil, s3err.GetAPIError(s3err.ErrAccessDenied)
+	}
+	p, ok := b.creds.Lookup(acc.Access)
+	if !ok {
+		return nil, s3err.GetAPIError(s3err.ErrAccessDenied)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s, ok := b.guarded[p.AccessKey]; ok {
+		return s, nil
+	}
+	s, err := b.guard(p)
+	if err != nil {
+		return nil, s3err.APIError{Code: "InternalError", Description: fmt.Sprintf("guard for %s: %v", p.ID, err), HTTPStatusCode: 500}
+	}
+	b.guarded[p.AccessKey] = s
+	return s, nil
+}
+
+type accountKey struct{}
+
+// detach returns a context for the store and the policy that carries the
+// signing account only. versitygw hands the backend fasthttp's RequestCtx,
+// which is recycled after the request and whose Done races with the
+// server's shutdown; and an in-flight write should finish on shutdown, not
+// be cancelled half-way (a store write is atomic either way).
+func detach(ctx context.Context) context.Context {
+	acc, ok := ctx.Value("account").(auth.Account)
+	if !ok {
+		return context.Background()
+	}
+	return context.WithValue(context.Background(), accountKey{}, acc)
+}
+
+func objectKey(bucket, key string) string { return bucket + "/" + key }
+
+func etag(v gateway.Version) *string { s := `"` + string(v) + `"`; return &s }
+
+func unquote(s string) gateway.Version {
+	return gateway.Version(strings.Trim(strings.TrimSpace(s), `"`))
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// bucketExists reports whether any key lies under bucket/.
+func (b *storeBackend) bucketExists(ctx context.Context, bucket string) error {
+	if bucket == "" || strings.ContainsAny(bucket, "/\\") || bucket == "." || bucket == ".." {
+		return s3err.GetAPIError(s3err.ErrInvalidBucketName)
+	}
+	for _, err := range b.raw.List(ctx, bucket+"/") {
+		if err != nil {
+			return s3Error(err)
+		}
+		return nil
+	}
+	return s3err.GetAPIError(s3err.ErrNoSuchBucket)
+}
+
+func (b *storeBackend) ListBuckets(ctx context.Context, _ s3response.ListBucketsInput) (s3response.ListAllMyBucketsResult, error) {
+	ctx = detach(ctx)
+	var out s3response.ListAllMyBucketsResult
+	last := ""
+	for a, err := range b.raw.List(ctx, "") {
+		if err != nil {
+			return out, s3Error(err)
+		}
+		name, _, ok := strings.Cut(a.Key, "/")
+		if !ok || name == last {
+			continue
+		}
+		last = name
+		out.Buckets.Bucket = append(out.Buckets.Bucket, s3response.ListAllMyBucketsEntry{Name: name, CreationDate: a.Modified})
+	}
+	return out, nil
+}
+
+func (b *storeBackend) HeadBucket(ctx context.Context, in *s3.HeadBucketInput) (*s3.HeadBucketOutput, error) {
+	ctx = detach(ctx)
+	if err := b.bucketExists(ctx, str(in.Bucket)); err != nil {
+		return nil, err
+	}
+	return &s3.HeadBucketOutput{}, nil
+}
+
+// GetBucketAcl answers versitygw's ACL middleware: the bucket exists and
+// is owned by the caller (versitygw's checks step aside; the guard decides).
+func (b *storeBackend) GetBucketAcl(ctx context.Context, in *s3.GetBucketAclInput) ([]byte, error) {
+	ctx = detach(ctx)
+	if err := b.bucketExists(ctx, str(in.Bucket)); err != nil {
+		return nil, err
+	}
+	return []byte(`{"Owner":"ckgate","Grantees":[]}`), nil
+}
+
+func (b *storeBackend) GetBucketPolicy(context.Context, string) ([]byte, error) {
+	return nil, s3err.GetAPIError(s3err.ErrNoSuchBucketPolicy)
+}
+
+func (b *storeBackend) GetBucketVersioning(context.Context, string) (s3response.GetBucketVersioningOutput, error) {
+	return s3response.GetBucketVersioningOutput{}, nil
+}
+
+func (b *storeBackend) GetObjectLockConfiguration(context.Context, string) ([]byte, error) {
+	return nil, s3err.GetAPIError(s3err.ErrObjectLockConfigurationNotFound)
+}
+
+func (b *storeBackend) GetBucketCors(context.Context, string) ([]byte, error) {
+	return nil, s3err.GetAPIError(s3err.ErrNoSuchCORSConfiguration)
+}
+
+func (b *storeBackend) CreateBucket(ctx context.Context, in *s3.CreateBucketInput, _ []byte) error {
+	ctx = detach(ctx)
+	bucket := str(in.Bucket)
+	switch err := b.bucketExists(ctx, bucket); {
+	case err == nil:
+		return s3err.GetAPIError(s3err.ErrBucketAlreadyOwnedByYou)
+	case !isAPIError(err, "NoSuchBucket"):
+		return err
+	}
+	w, err := b.writer(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = w.Put(ctx, objectKey(bucket, bucketMarker), nil, gateway.IfAbsent())
+	if errors.Is(err, gateway.ErrExists) {
+		return s3err.GetAPIError(s3err.ErrBucketAlreadyOwnedByYou)
+	}
+	return s3Error(err)
+}
+
+func isAPIError(err error, code string) bool {
+	var a s3err.APIError
+	return errors.As(err, &a) && a.Code == code
+}
+
+func (b *storeBackend) HeadObject(ctx context.Context, in *s3.HeadObjectInput) (*s3.HeadObjectOutput, error) {
+	ctx = detach(ctx)
+	bucket, key := str(in.Bucket), str(in.Key)
+	if err := b.bucketExists(ctx, bucket); err != nil {
+		return nil, err
+	}
+	if key == bucketMarker {
+		return nil, s3err.GetAPIError(s3err.ErrNoSuchKey)
+	}
+	a, err := b.raw.Stat(ctx, objectKey(bucket, key))
+	if err != nil {
+		return nil, s3Error(err)
+	}
+	if err := readConds(a.Version, in.IfMatch, in.IfNoneMatch); err != nil {
+		return nil, err
+	}
+	return &s3.HeadObjectOutput{ContentLength: &a.Size, ETag: etag(a.Version), LastModified: &a.Modified}, nil
+}
+
+// readConds applies If-Match / If-None-Match of a read: 412 and 304.
+func readConds(v gateway.Version, ifMatch, ifNoneMatch *string) error {
+	if ifMatch != nil && unquote(*ifMatch) != v && strings.TrimSpace(*ifMatch) != "*" {
+		return s3err.GetAPIError(s3err.ErrPreconditionFailed)
+	}
+	if ifNoneMatch != nil && (unquote(*ifNoneMatch) == v || strings.TrimSpace(*ifNoneMatch) == "*") {
+		return s3err.GetAPIError(s3err.ErrNotModified)
+	}
+	return nil
+}
+
+func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s3.GetObjectOutput, error) {
+	ctx = detach(ctx)
+	bucket, key := str(in.Bucket), str(in.Key)
+	if err := b.bucketExists(ctx, bucket); err != nil {
+		return nil, err
+	}
+	if key == bucketMarker {
+		return nil, s3err.GetAPIError(s3err.ErrNoSuchKey)
+	}
+	rc, a, err := b.raw.GetStream(ctx, objectKey(bucket, key))
+	if err != nil {
+		return nil, s3Error(err)
+	}
+	if err := readConds(a.Version, in.IfMatch, in.IfNoneMatch); err != nil {
+		rc.Close()
+		return nil, err
+	}
+	start, length, partial, err := vbackend.ParseObjectRange(a.Size, str(in.Range))
+	if err != nil {
+		rc.Close()
+		return nil, err
+	}
+	out := &s3.GetObjectOutput{ETag: etag(a.Version), LastModified: &a.Modified, ContentLength: &length}
+	var body io.Reader = rc
+	if partial {
+		if _, err := io.CopyN(io.Discard, rc, start); err != nil {
+			rc.Close()
+			return nil, s3Error(fmt.Errorf("get %s: %w", key, err))
+		}
+		body = io.LimitReader(rc, length)
+		cr := fmt.Sprintf("bytes %d-%d/%d", start, start+length-1, a.Size)
+		out.ContentRange = &cr
+	}
+	out.Body = readCloser{body, rc}
+	return out, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// putCond is the store condition of a write from S3's If-Match /
+// If-None-Match. A write of a log entry with neither is create-only.
+func putCond(key string, ifMatch, ifNoneMatch *string) (gateway.Cond, error) {
+	switch {
+	case ifNoneMatch != nil && ifMatch != nil:
+		return gateway.Cond{}, s3err.APIError{Code: "NotImplemented", Description: "If-Match and If-None-Match together", HTTPStatusCode: 501}
+	case ifNoneMatch != nil:
+		if strings.TrimSpace(*ifNoneMatch) != "*" {
+			return gateway.Cond{}, s3err.APIError{Code: "NotImplemented", Description: "If-None-Match other than *", HTTPStatusCode: 501}
+		}
+		return gateway.IfAbsent(), nil
+	case ifMatch != nil:
+		return gateway.IfMatch(unquote(*ifMatch)), nil
+	case IsLogEntry(key):
+		return gateway.IfAbsent(), nil
+	}
+	return gateway.None(), nil
+}
+
+func (b *storeBackend) PutObject(ctx context.Context, in s3response.PutObjectInput) (s3response.PutObjectOutput, error) {
+	ctx = detach(ctx)
+	bucket, key := str(in.Bucket), str(in.Key)
+	if err := b.bucketExists(ctx, bucket); err != nil {
+		return s3response.PutObjectOutput{}, err
+	}
+	cond, err := putCond(key, in.IfMatch, in.IfNoneMatch)
+	if err != nil {
+		return s3response.PutObjectOutput{}, err
+	}
+	w, err := b.writer(ctx)
+	if err != nil {
+		return s3response.PutObjectOutput{}, err
+	}
+	body := in.Body
+	if body == nil {
+		body = strings.NewReader("")
+	}
+	v, err := w.PutStream(ctx, objectKey(bucket, key), body, cond)
+	if err != nil {
+		return s3response.PutObjectOutput{}, s3Error(err)
+	}
+	return s3response.PutObjectOutput{ETag: *etag(v)}, nil
+}
+
+func (b *storeBackend) CopyObject(ctx context.Context, in s3response.CopyObjectInput) (s3response.CopyObjectOutput, error) {
+	ctx = detach(ctx)
+	bucket, key := str(in.Bucket), str(in.Key)
+	srcBucket, srcKey, srcVersion, err := vbackend.ParseCopySource(str(in.CopySource))
+	if err != nil {
+		return s3response.CopyObjectOutput{}, err
+	}
+	if srcVersion != "" {
+		return s3response.CopyObjectOutput{}, s3err.APIError{Code: "NotImplemented", Description: "copy of an object version", HTTPStatusCode: 501}
+	}
+	if err := b.bucketExists(ctx, bucket); err != nil {
+		return s3response.CopyObjectOutput{}, err
+	}
+	if err := b.bucketExists(ctx, srcBucket); err != nil {
+		return s3response.CopyObjectOutput{}, err
+	}
+	if srcBucket == bucket && srcKey == key {
+		return s3response.CopyObjectOutput{}, s3err.APIError{Code: "NotImplemented", Description: "copy of an object onto itself (metadata replacement)", HTTPStatusCode: 501}
+	}
+	rc, a, err := b.raw.GetStream(ctx, objectKey(srcBucket, srcKey))
+	if err != nil {
+		return s3response.CopyObjectOutput{}, s3Error(err)
+	}
+	defer rc.Close()
+	if err := readConds(a.Version, in.CopySourceIfMatch, nil); err != nil {
+		return s3response.CopyObjectOutput{}, err
+	}
+	if in.CopySourceIfNoneMatch != nil && (unquote(*in.CopySourceIfNoneMatch) == a.Version || strings.TrimSpace(*in.CopySourceIfNoneMatch) == "*") {
+		return s3response.CopyObjectOutput{}, s3err.GetAPIError(s3err.ErrPreconditionFailed)
+	}
+	cond, err := putCond(key, nil, nil)
+	if err != nil {
+		return s3response.CopyObjectOutput{}, err
+	}
+	w, err := b.writer(ctx)
+	if err != nil {
+		return s3response.CopyObjectOutput{}, err
+	}
+	v, err := w.PutStream(ctx, objectKey(bucket, key), rc, cond)
+	if err != nil {
+		return s3response.CopyObjectOutput{}, s3Error(err)
+	}
+	now := time.Now().UTC()
+	return s3response.CopyObjectOutput{CopyObjectResult: &s3response.CopyObjectResult{ETag: etag(v), LastModified: &now}}, nil
+}
+
+func (b *storeBackend) DeleteObject(ctx context.Context, in *s3.DeleteObjectInput) (*s3.DeleteObjectOutput, error) {
+	ctx = detach(ctx)
+	bucket, key := str(in.Bucket), str(in.Key)
+	if err := b.bucketExists(ctx, bucket); err != nil {
+		return nil, err
+	}
+	return &s3.DeleteObjectOutput{}, b.deleteKey(ctx, bucket, key, in.IfMatch)
+}
+
+// deleteKey deletes bucket/key through the guard: a missing key is a
+// success (S3 answers 204), a stale If-Match is 412.
+func (b *storeBackend) deleteKey(ctx context.Context, bucket, key string, ifMatch *string) error {
+	w, err := b.writer(ctx)
+	if err != nil {
+		return err
+	}
+	cond := gateway.None()
+	if ifMatch != nil {
+		cond = gateway.IfMatch(unquote(*ifMatch))
+	}
+	err = w.Delete(ctx, objectKey(bucket, key), cond)
+	if errors.Is(err, gateway.ErrNotFound) && ifMatch == nil {
+		return nil
+	}
+	if errors.Is(err, gateway.ErrNotFound) {
+		return s3err.GetAPIError(s3err.ErrPreconditionFailed)
+	}
+	return s3Error(err)
+}
+
+func (b *storeBackend) DeleteObjects(ctx context.Context, in *s3.DeleteObjectsInput) (s3response.DeleteResult, error) {
+	ctx = detach(ctx)
+	var out s3response.DeleteResult
+	bucket := str(in.Bucket)
+	if err := b.bucketExists(ctx, bucket); err != nil {
+		return out, err
+	}
+	if in.Delete == nil {
+		return out, s3err.GetAPIError(s3err.ErrMalformedXML)
+	}
+	for _, o := range in.Delete.Objects {
+		k := str(o.Key)
+		if err := b.deleteKey(ctx, bucket, k, o.ETag); err != nil {
+			code, msg := "InternalError", err.Error()
+			var a s3err.APIError
+			if errors.As(err, &a) {
+				code, msg = a.Code, a.Description
+			}
+			out.Error = append(out.Error, types.Error{Key: o.Key, Code: &code, Message: &msg})
+			continue
+		}
+		out.Deleted = append(out.Deleted, types.DeletedObject{Key: o.Key})
+	}
+	return out, nil
+}
+
+// DeleteBucket deletes an empty bucket: one holding nothing but its
+// marker (BucketNotEmpty otherwise).
+func (b *storeBackend) DeleteBucket(ctx context.Context, bucket string) error {
+	ctx = detach(ctx)
+	if err := b.bucketExists(ctx, bucket); err != nil {
+		return err
+	}
+	for a, err := range b.raw.List(ctx, bucket+"/") {
+		if err != nil {
+			return s3Error(err)
+		}
+		if a.Key != objectKey(bucket, bucketMarker) {
+			return s3err.GetAPIError(s3err.ErrBucketNotEmpty)
+		}
+	}
+	w, err := b.writer(ctx)
+	if err != nil {
+		return err
+	}
+	if err := w.Delete(ctx, objectKey(bucket, bucketMarker), gateway.None()); err != nil && !errors.Is(err, gateway.ErrNotFound) {
+		return s3Error(err)
+	}
+	return nil
+}

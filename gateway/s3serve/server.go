@@ -1,0 +1,76 @@
+package s3serve
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+
+	"github.com/versity/versitygw/s3api"
+	"github.com/versity/versitygw/s3api/middlewares"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// Config is what a Server serves.
+type Config struct {
+	// Store is the store at --store, read directly: each bucket is a
+	// first-level prefix of it.
+	Store gateway.Store
+	// Guard returns the store that p's mutations go through (the policy
+	// guard of the store at --store for principal p). It is called once
+	// per principal.
+	Guard func(p Principal) (gateway.Store, error)
+	// Credentials are the access keys clients sign with.
+	Credentials *Credentials
+	// Region, when set, is the only region name accepted in signatures.
+	Region string
+	// Ready, when set, is called once the server listens.
+	Ready func()
+}
+
+// Server is an S3 endpoint over a ckgate store.
+type Server struct {
+	api *s3api.S3ApiServer
+}
+
+// New builds the server; Serve starts it.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil || cfg.Guard == nil || cfg.Credentials == nil {
+		return nil, errors.New("s3serve: a store, a guard and credentials are required")
+	}
+	be := &storeBackend{raw: cfg.Store, creds: cfg.Credentials, guard: cfg.Guard, guarded: map[string]gateway.Store{}}
+	// versitygw wants a root account; nobody holds this one (random, never
+	// shown), so every request signs with a credentials-file key.
+	root := middlewares.RootUserConfig{Access: "ckgate-root-" + randomHex(8), Secret: randomHex(32)}
+	region := cfg.Region
+	if region == "" {
+		region = "us-east-1"
+	}
+	opts := []s3api.Option{s3api.WithQuiet(), s3api.WithKeepAlive(), s3api.WithConcurrencyLimiter(maxConnections, maxRequests)}
+	if cfg.Ready != nil {
+		opts = append(opts, s3api.WithOnListen(cfg.Ready))
+	}
+	api, err := s3api.New(be, root, region, iam{creds: cfg.Credentials}, nil, nil, nil, nil, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{api: api}, nil
+}
+
+// Serve listens on addr (host:port) and serves until Shutdown.
+func (s *Server) Serve(addr string) error { return s.api.ServeMultiPort([]string{addr}) }
+
+// Shutdown stops accepting requests and lets in-flight ones finish.
+func (s *Server) Shutdown() error { return s.api.ShutDown() }
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return hex.EncodeToString(b)
+}
+
+// The connection and in-flight request limits (versitygw answers SlowDown
+// beyond them).
+const maxConnections, maxRequests = 4096, 1024
