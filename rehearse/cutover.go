@@ -79,25 +79,14 @@ func Cutover(ctx context.Context, cur, cand *spec.Spec, opts CutoverOptions) (re
 	if err := rc.isolate(ctx); err != nil {
 		return nil, fmt.Errorf("candidate %s: %w", cand.Name, err)
 	}
-	workdir, temp, err := makeWorkdir(opts.Workdir, opts.BaseDir)
+	workdir, keep, err := openWorkdir(opts.Workdir, opts.BaseDir, opts.Keep, func(w string) error {
+		r.workdir, rc.workdir = w, w
+		return r.checkApart()
+	})
 	if err != nil {
 		return nil, err
 	}
-	r.workdir, rc.workdir = workdir, workdir
-	if err := r.checkApart(); err != nil {
-		if temp {
-			os.RemoveAll(workdir)
-		}
-		return nil, err
-	}
-	keep := !temp || opts.Keep
-	defer func() {
-		if !keep {
-			if rerr := os.RemoveAll(workdir); rerr != nil && err == nil {
-				err = fmt.Errorf("remove the work directory: %w", rerr)
-			}
-		}
-	}()
+	defer removeWorkdir(workdir, keep, &err)
 	rep = &CutoverReport{Spec: cur.Name, Candidate: cand.Name, Workdir: workdir, Kept: keep, Input: gateway.Redact(r.input),
 		Sink: cur.Sink.Kind, Reasons: []string{}, Compat: []CompatChange{}, LateRows: []LateRow{}}
 	progress := func(done int, name string) {

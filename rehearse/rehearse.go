@@ -150,25 +150,14 @@ func Run(ctx context.Context, s *spec.Spec, opts Options) (rep *Report, err erro
 	if err := r.isolate(ctx); err != nil {
 		return nil, err
 	}
-	workdir, temp, err := makeWorkdir(opts.Workdir, opts.BaseDir)
+	workdir, keep, err := openWorkdir(opts.Workdir, opts.BaseDir, opts.Keep, func(w string) error {
+		r.workdir = w
+		return r.checkApart()
+	})
 	if err != nil {
 		return nil, err
 	}
-	r.workdir = workdir
-	if err := r.checkApart(); err != nil {
-		if temp {
-			os.RemoveAll(workdir)
-		}
-		return nil, err
-	}
-	keep := !temp || opts.Keep
-	defer func() {
-		if !keep {
-			if rerr := os.RemoveAll(workdir); rerr != nil && err == nil {
-				err = fmt.Errorf("remove the work directory: %w", rerr)
-			}
-		}
-	}()
+	defer removeWorkdir(workdir, keep, &err)
 	rep = &Report{Spec: s.Name, Seed: opts.Seed, Workdir: workdir, Kept: keep, Input: gateway.Redact(r.input), Sink: s.Sink.Kind}
 	if rep.Production, err = r.archiveProduction(ctx); err != nil {
 		return nil, err
@@ -202,6 +191,35 @@ func Run(ctx context.Context, s *spec.Spec, opts Options) (rep *Report, err erro
 }
 
 // makeWorkdir returns the work directory and whether it is a temporary one.
+// openWorkdir makes the work directory (makeWorkdir) and hands it to
+// check, which records it and checks it lies apart from production; a
+// temporary one that fails the check is removed. keep says whether it
+// stays after the run (a --workdir, or keepOpt).
+func openWorkdir(dir, base string, keepOpt bool, check func(string) error) (workdir string, keep bool, err error) {
+	workdir, temp, err := makeWorkdir(dir, base)
+	if err != nil {
+		return "", false, err
+	}
+	if err := check(workdir); err != nil {
+		if temp {
+			os.RemoveAll(workdir)
+		}
+		return "", false, err
+	}
+	return workdir, !temp || keepOpt, nil
+}
+
+// removeWorkdir removes workdir unless keep, reporting a failure into
+// *err when the run had none (deferred by the run that made it).
+func removeWorkdir(workdir string, keep bool, err *error) {
+	if keep {
+		return
+	}
+	if rerr := os.RemoveAll(workdir); rerr != nil && *err == nil {
+		*err = fmt.Errorf("remove the work directory: %w", rerr)
+	}
+}
+
 func makeWorkdir(dir, base string) (string, bool, error) {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "ckgate-rehearse-")
