@@ -120,19 +120,7 @@ func TestRestoreArchiveChangedDuringCopy(t *testing.T) {
 // throughput in MB/s of checkpoint bytes restored.
 func BenchmarkRestore(b *testing.B) {
 	ctx := context.Background()
-	srcDir := filepath.Join(b.TempDir(), "src")
-	src := openStore(b, srcDir)
-	if _, err := src.Put(ctx, "metadata", []byte(`{"id":"q"}`), gateway.IfAbsent()); err != nil {
-		b.Fatal(err)
-	}
-	blob := bytes.Repeat([]byte("ckgate-state "), 64<<10/13)
-	var total int64
-	for i := range 200 {
-		if _, err := src.Put(ctx, fmt.Sprintf("state/0/%d/%d.delta", i%8, i), blob, gateway.IfAbsent()); err != nil {
-			b.Fatal(err)
-		}
-		total += int64(len(blob))
-	}
+	src, total := benchCheckpoint(b)
 	arc := openStore(b, filepath.Join(b.TempDir(), "arc"))
 	if _, err := lifecycle.Archive(ctx, src, arc, lifecycle.ArchiveOptions{}); err != nil {
 		b.Fatal(err)
