@@ -48,6 +48,11 @@ type Proxy struct {
 	rng      *rand.Rand
 	requests int
 	events   []Event
+	// faulting counts faulted requests whose event is not recorded yet;
+	// Events waits for them (recorded signals), so a client that saw a
+	// fault always finds its event.
+	faulting int
+	recorded *sync.Cond
 }
 
 type ctxKey struct{}
@@ -78,6 +83,7 @@ func Start(o Options) (*Proxy, error) {
 		return nil, fmt.Errorf("faultproxy: listen: %w", err)
 	}
 	p := &Proxy{Addr: l.Addr().String(), opts: o, rules: o.Rules, rng: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))}
+	p.recorded = sync.NewCond(&p.mu)
 	base := &url.URL{Scheme: u.Scheme, Host: u.Host}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -121,6 +127,9 @@ func (p *Proxy) Requests() int {
 func (p *Proxy) Events() []Event {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for p.faulting > 0 {
+		p.recorded.Wait()
+	}
 	return append([]Event(nil), p.events...)
 }
 
@@ -175,6 +184,8 @@ func (p *Proxy) pick(r *http.Request) (int, *Rule, Kind) {
 func (p *Proxy) record(ev Event) {
 	p.mu.Lock()
 	p.events = append(p.events, ev)
+	p.faulting--
+	p.recorded.Broadcast()
 	p.mu.Unlock()
 }
 
@@ -184,6 +195,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.rp.ServeHTTP(w, r)
 		return
 	}
+	p.mu.Lock()
+	p.faulting++
+	p.mu.Unlock()
 	st := &state{kind: kind, delay: rule.Delay, ev: Event{Seq: seq, Kind: kind, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}}
 	if st.delay <= 0 {
 		st.delay = 30 * time.Second
