@@ -18,6 +18,14 @@ import (
 // carries its process id); without a name only log-entry atomicity holds.
 const CommitterKey = "_ckgate/committer"
 
+// RootOwnerKey is where a checkpoint root records the principal that owns
+// it, relative to the root: written create-only by the first job principal
+// to write the root's metadata (or, for a root that has none yet, to write
+// under it) through a guard made with root owners (policy.WithRootOwners).
+// A restart of the process, or another replica beside it, reads the same
+// record.
+const RootOwnerKey = "_ckgate/root-owner"
+
 // maxFenced bounds the fenced processes a committer record keeps: a zombie
 // older than that many driver restarts is no longer recognised.
 const maxFenced = 64

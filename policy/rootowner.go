@@ -13,12 +13,8 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 )
 
-// RootOwnerKey is where a checkpoint root records the principal that owns
-// it, relative to the root: written create-only by the first job principal
-// to write the root's metadata (or, for a root that has none yet, to write
-// under it) through an Authorizer made WithRootOwners. A restart of the
-// process, or another replica beside it, reads the same record.
-const RootOwnerKey = "_ckgate/root-owner"
+// RootOwnerKey is where a root records its owner (gateway.RootOwnerKey).
+const RootOwnerKey = gateway.RootOwnerKey
 
 // maxRootOwnerBytes bounds the read of an owner record.
 const maxRootOwnerBytes = 4 << 10

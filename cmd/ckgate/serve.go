@@ -38,6 +38,11 @@ func (e *env) serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "store", Required: true, Usage: "the store `URL` buckets live in (file://, s3://, gs://, az://, a path)"},
 			&cli.StringFlag{Name: "credentials", Required: true, Usage: "the access keys and principals, a YAML `FILE` (mode 600)"},
 			&cli.StringFlag{Name: "region", Usage: "accept only signatures for `REGION` (default: any)"},
+			&cli.StringFlag{Name: "tls-cert", Usage: "answer HTTPS with the certificate in `PEM_FILE` (needs --tls-key; the SDKs send chunked uploads with trailing checksums only over HTTPS)"},
+			&cli.StringFlag{Name: "tls-key", Usage: "the private key of --tls-cert, a `PEM_FILE`"},
+			&cli.StringFlag{Name: "virtual-host", Usage: "serve virtual-host-style requests for `DOMAIN` (BUCKET.DOMAIN) beside path-style ones"},
+			&cli.StringFlag{Name: "access-log", Usage: "write one JSON line per request (principal, operation, key, status, decision, latency) to `FILE` (- for stderr)"},
+			&cli.StringFlag{Name: "metrics-addr", Usage: "serve Prometheus metrics on http://`HOST:PORT`/metrics and readiness on /ready (200 once serving, 503 before and while stopping)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "decide and log every request without enforcing the policy: refusals are recorded in --decision-log (result deny, dry_run true) and let through; log entries stay create-only (for onboarding a production job)"},
 			decisionLogFlag(),
 		}, policyFlags()...),
@@ -86,12 +91,29 @@ func (e *env) serve(c *cli.Context) error {
 		return g, err
 	}
 	addr := c.String("listen")
-	srv, err := s3serve.New(s3serve.Config{Store: st, Guard: guard, Credentials: creds, Region: c.String("region"),
-		Ready: func() {
-			fmt.Fprintf(e.stderr, "ckgate serve: listening on %s, store %s\n", addr, gateway.Redact(storeURL))
-		}})
+	accessLog, closeAccess, err := e.accessLog(c.String("access-log"))
 	if err != nil {
 		return err
+	}
+	defer closeAccess()
+	obs, err := startObservability(c.String("metrics-addr"))
+	if err != nil {
+		return &InputError{Err: err}
+	}
+	defer obs.close()
+	scheme := "http"
+	if c.String("tls-cert") != "" {
+		scheme = "https"
+	}
+	srv, err := s3serve.New(s3serve.Config{Store: st, Guard: guard, Credentials: creds, Region: c.String("region"),
+		TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key"), VirtualHost: c.String("virtual-host"),
+		AccessLog: accessLog, Metrics: obs.registerer(),
+		Ready: func() {
+			obs.ready.Store(true)
+			fmt.Fprintf(e.stderr, "ckgate serve: listening on %s://%s, store %s\n", scheme, addr, gateway.Redact(storeURL))
+		}})
+	if err != nil {
+		return &InputError{Err: err}
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(addr) }()
@@ -100,6 +122,7 @@ func (e *env) serve(c *cli.Context) error {
 		return fmt.Errorf("serve on %s: %w", addr, err)
 	case <-c.Context.Done():
 	}
+	obs.ready.Store(false) // a load balancer stops sending while in-flight requests finish
 	if err := srv.Shutdown(); err != nil {
 		return fmt.Errorf("serve: shutdown: %w", err)
 	}

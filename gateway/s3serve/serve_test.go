@@ -58,19 +58,20 @@ func serveWrapped(t testing.TB, wrap func(gateway.Store) gateway.Store) (endpoin
 	if err := os.WriteFile(filepath.Join(dir, "ckpt", "README"), []byte("bucket"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return serveStore(t, dir, wrap), dir
+	return serveStore(t, dir, wrap, nil), dir
 }
 
 // serveDir starts another server over the local store at dir (a restart,
 // or a replica beside the first).
 func serveDir(t testing.TB, dir string) (endpoint string) {
 	t.Helper()
-	return serveStore(t, dir, nil)
+	return serveStore(t, dir, nil, nil)
 }
 
 // serveStore starts s3serve over the local store at dir, wrapped by wrap
-// (when not nil), and returns its endpoint.
-func serveStore(t testing.TB, dir string, wrap func(gateway.Store) gateway.Store) (endpoint string) {
+// (when not nil), with the configuration tune changes (when not nil), and
+// returns its endpoint (https:// when tune sets a certificate).
+func serveStore(t testing.TB, dir string, wrap func(gateway.Store) gateway.Store, tune func(*s3serve.Config)) (endpoint string) {
 	t.Helper()
 	fs, err := filestore.New(dir)
 	if err != nil {
@@ -95,7 +96,7 @@ func serveStore(t testing.TB, dir string, wrap func(gateway.Store) gateway.Store
 	addr := ln.Addr().String()
 	ln.Close()
 	ready := make(chan struct{})
-	srv, err := s3serve.New(s3serve.Config{
+	cfg := s3serve.Config{
 		Store:       st,
 		Credentials: creds,
 		Guard: func(p s3serve.Principal) (gateway.Store, error) {
@@ -104,7 +105,11 @@ func serveStore(t testing.TB, dir string, wrap func(gateway.Store) gateway.Store
 			return g, err
 		},
 		Ready: func() { close(ready) },
-	})
+	}
+	if tune != nil {
+		tune(&cfg)
+	}
+	srv, err := s3serve.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +121,9 @@ func serveStore(t testing.TB, dir string, wrap func(gateway.Store) gateway.Store
 		t.Fatalf("serve %s: %v", addr, err)
 	}
 	t.Cleanup(func() { srv.Shutdown(); <-served })
+	if cfg.TLSCert != "" {
+		return "https://" + addr
+	}
 	return "http://" + addr
 }
 
