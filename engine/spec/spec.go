@@ -114,6 +114,7 @@ const (
 // Sink kinds.
 const (
 	SinkFiles   = "files"
+	SinkDelta   = "delta"
 	SinkHTTP    = "http"
 	SinkConsole = "console"
 	SinkNoop    = "noop"
@@ -122,7 +123,7 @@ const (
 // Sink says where results go.
 type Sink struct {
 	Kind   string `yaml:"kind"`
-	Path   string `yaml:"path"`   // files
+	Path   string `yaml:"path"`   // files, delta (the table's directory)
 	Format string `yaml:"format"` // files: jsonl (default) | parquet
 
 	URL       string            `yaml:"url"` // http

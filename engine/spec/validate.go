@@ -262,7 +262,7 @@ func (o *Operator) validate() error {
 func (s *Sink) validate() error {
 	switch s.Kind {
 	case "":
-		return bad("sink.kind", "required: files, http, console or noop")
+		return bad("sink.kind", "required: files, delta, http, console or noop")
 	case SinkFiles:
 		if s.Path == "" {
 			return bad("sink.path", "required by a files sink (a directory or store URL)")
@@ -276,6 +276,12 @@ func (s *Sink) validate() error {
 		}
 		return unused("sink", "a files", map[string]bool{"sink.url": s.URL != "", "sink.headers": len(s.Headers) > 0,
 			"sink.timeout": s.Timeout != 0, "sink.batch_size": s.BatchSize != 0})
+	case SinkDelta:
+		if s.Path == "" {
+			return bad("sink.path", "required by a delta sink (the table's directory or store URL)")
+		}
+		return unused("sink", "a delta", map[string]bool{"sink.format": s.Format != "", "sink.url": s.URL != "",
+			"sink.headers": len(s.Headers) > 0, "sink.timeout": s.Timeout != 0, "sink.batch_size": s.BatchSize != 0})
 	case SinkHTTP:
 		if s.URL == "" {
 			return bad("sink.url", "required by an http sink")
@@ -298,5 +304,5 @@ func (s *Sink) validate() error {
 		return unused("sink", "a "+s.Kind, map[string]bool{"sink.path": s.Path != "", "sink.format": s.Format != "",
 			"sink.url": s.URL != "", "sink.headers": len(s.Headers) > 0, "sink.timeout": s.Timeout != 0, "sink.batch_size": s.BatchSize != 0})
 	}
-	return bad("sink.kind", "%q: want files, http, console or noop", s.Kind)
+	return bad("sink.kind", "%q: want files, delta, http, console or noop", s.Kind)
 }
