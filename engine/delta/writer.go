@@ -222,7 +222,7 @@ func (w *Writer) actions(v, batch int64, md *Metadata, adds []Add) []Action {
 	now := w.now().UnixMilli()
 	blind := true
 	ci := &CommitInfo{Timestamp: now, Operation: OperationStreamingUpdate, IsolationLevel: "Serializable", IsBlindAppend: &blind,
-		EngineInfo: "ckgate",
+		EngineInfo:          "ckgate",
 		OperationParameters: map[string]any{"outputMode": "Append", "queryId": w.appID, "epochId": fmt.Sprint(batch)}}
 	if v > 0 {
 		rv := v - 1
