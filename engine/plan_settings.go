@@ -61,6 +61,9 @@ func SettingsOf(s *spec.Spec) PlanSettings {
 	case spec.SourceRate:
 		p.SourceOptions["total_rows"] = strconv.FormatInt(src.TotalRows, 10)
 		p.SourceOptions["max_rows_per_batch"] = strconv.FormatInt(src.MaxRowsPerBatch, 10)
+	case spec.SourceDelta:
+		p.SourceOptions["max_files_per_batch"] = strconv.Itoa(src.MaxFilesPerBatch)
+		p.SourceOptions["starting_version"] = src.StartingVersion
 	case spec.SourceKafka:
 		p.SourceOptions["brokers"] = strings.Join(src.Brokers, ",")
 		p.SourceOptions["starting_offsets"] = src.StartingOffsets

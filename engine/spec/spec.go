@@ -38,16 +38,20 @@ const (
 	SourceFiles = "files"
 	SourceRate  = "rate"
 	SourceKafka = "kafka"
+	SourceDelta = "delta"
 )
 
 // Source says where rows come from.
 type Source struct {
 	Kind string `yaml:"kind"`
 
-	// files
+	// files, delta (the table's directory)
 	Path             string `yaml:"path"`
 	Format           string `yaml:"format"` // jsonl (default)
 	MaxFilesPerBatch int    `yaml:"max_files_per_batch"`
+	// delta: latest (default: the latest snapshot, then its changes) or a
+	// version to read the changes from
+	StartingVersion string `yaml:"starting_version"`
 
 	// rate
 	RowsPerSecond   int64  `yaml:"rows_per_second"`

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/ckgate/ckgate/engine/expr"
@@ -97,7 +98,7 @@ func unused(kindField, kind string, fields map[string]bool) error {
 func (s *Source) validate() error {
 	switch s.Kind {
 	case "":
-		return bad("source.kind", "required: files, rate or kafka")
+		return bad("source.kind", "required: files, rate, kafka or delta")
 	case SourceFiles:
 		if s.Path == "" {
 			return bad("source.path", "required by a files source (a directory or store URL)")
@@ -117,6 +118,30 @@ func (s *Source) validate() error {
 		}
 		return unused("source", "a files", map[string]bool{
 			"source.rows_per_second": s.RowsPerSecond != 0, "source.keys": s.Keys != 0,
+			"source.total_rows": s.TotalRows != 0, "source.max_rows_per_batch": s.MaxRowsPerBatch != 0,
+			"source.start": s.Start != "", "source.brokers": len(s.Brokers) > 0, "source.topic": s.Topic != "",
+			"source.starting_offsets": s.StartingOffsets != "", "source.max_offsets_per_trigger": s.MaxOffsetsPerTrigger != 0,
+			"source.starting_version": s.StartingVersion != "",
+		})
+	case SourceDelta:
+		if s.Path == "" {
+			return bad("source.path", "required by a delta source (the table's directory or store URL)")
+		}
+		switch {
+		case s.MaxFilesPerBatch == 0:
+			s.MaxFilesPerBatch = DefaultMaxFilesPerBatch
+		case s.MaxFilesPerBatch < 0:
+			return bad("source.max_files_per_batch", "%d: want a positive number", s.MaxFilesPerBatch)
+		}
+		switch v, err := strconv.ParseInt(s.StartingVersion, 10, 64); {
+		case s.StartingVersion == "":
+			s.StartingVersion = "latest"
+		case s.StartingVersion == "latest":
+		case err != nil || v < 0:
+			return bad("source.starting_version", "%q: want latest or a version (0 or more)", s.StartingVersion)
+		}
+		return unused("source", "a delta", map[string]bool{
+			"source.format": s.Format != "", "source.rows_per_second": s.RowsPerSecond != 0, "source.keys": s.Keys != 0,
 			"source.total_rows": s.TotalRows != 0, "source.max_rows_per_batch": s.MaxRowsPerBatch != 0,
 			"source.start": s.Start != "", "source.brokers": len(s.Brokers) > 0, "source.topic": s.Topic != "",
 			"source.starting_offsets": s.StartingOffsets != "", "source.max_offsets_per_trigger": s.MaxOffsetsPerTrigger != 0,
@@ -146,6 +171,7 @@ func (s *Source) validate() error {
 			"source.path": s.Path != "", "source.format": s.Format != "", "source.max_files_per_batch": s.MaxFilesPerBatch != 0,
 			"source.brokers": len(s.Brokers) > 0, "source.topic": s.Topic != "",
 			"source.starting_offsets": s.StartingOffsets != "", "source.max_offsets_per_trigger": s.MaxOffsetsPerTrigger != 0,
+			"source.starting_version": s.StartingVersion != "",
 		})
 	case SourceKafka:
 		if len(s.Brokers) == 0 {
@@ -176,7 +202,7 @@ func (s *Source) validate() error {
 			"source.total_rows": s.TotalRows != 0, "source.max_rows_per_batch": s.MaxRowsPerBatch != 0, "source.start": s.Start != "",
 		})
 	}
-	return bad("source.kind", "%q: want files, rate or kafka", s.Kind)
+	return bad("source.kind", "%q: want files, rate, kafka or delta", s.Kind)
 }
 
 func (o *Operator) validate() error {
