@@ -360,6 +360,8 @@ func offsetText(o checkpoint.SourceOffset) string {
 			parts = append(parts, s)
 		}
 		return "rate " + strings.Join(parts, " ")
+	case checkpoint.OffsetDelta, checkpoint.OffsetIceberg:
+		return lakeOffsetText(o)
 	}
 	j := o.JSON
 	if len(j) > 80 {

@@ -2,6 +2,7 @@ package delta
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 
@@ -113,7 +114,14 @@ func ParseCheckpointParquet(key string, data []byte) (out []Action, err error) {
 			out, err = nil, corruptf(key, "not a readable parquet checkpoint: %v", r)
 		}
 	}()
-	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	// parquet-go allocates the footer length the file announces before
+	// checking it against the file: check it here.
+	if n := len(data); n < 12 || string(data[:4]) != "PAR1" || string(data[n-4:]) != "PAR1" {
+		return nil, corruptf(key, "not a parquet file (no PAR1 magic at both ends)")
+	} else if fl := int64(binary.LittleEndian.Uint32(data[n-8 : n-4])); fl > int64(n-12) {
+		return nil, corruptf(key, "parquet footer of %d bytes announced in a file of %d bytes", fl, n)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, corruptf(key, "not a parquet file: %v", err)
 	}

@@ -58,8 +58,11 @@ type ResumeReport struct {
 	// the retained log shows it.
 	IDChangedAt *int64 `json:"id_changed_at,omitempty"`
 	// MissingVersions are the versions [from, to] the log no longer has.
-	MissingVersions *[2]int64     `json:"missing_versions,omitempty"`
-	MissingFiles    []MissingFile `json:"missing_files"`
+	MissingVersions *[2]int64 `json:"missing_versions,omitempty"`
+	// MissingFiles are the keys of the missing files (empty when none);
+	// Missing says which version added each.
+	MissingFiles []string      `json:"missing_files"`
+	Missing      []MissingFile `json:"missing,omitempty"`
 	// FilesChecked counts the files whose existence was checked;
 	// Unchecked the absolute paths outside the table that were not.
 	FilesChecked int      `json:"files_checked"`
@@ -84,7 +87,7 @@ const MaxIDScan = 10000
 func (t *Table) CheckResume(ctx context.Context, p Position) (*ResumeReport, error) {
 	l := t.log
 	r := &ResumeReport{ResumeVersion: p.Version, IsStartingVersion: p.IsStartingVersion, CheckpointID: p.TableID,
-		LatestVersion: l.Latest(), EarliestVersion: l.EarliestReplayable(), MissingFiles: []MissingFile{}}
+		LatestVersion: l.Latest(), EarliestVersion: l.EarliestReplayable(), MissingFiles: []string{}}
 	if p.IsStartingVersion {
 		r.EarliestVersion = l.EarliestSnapshot()
 	}
@@ -163,14 +166,14 @@ func (t *Table) CheckResume(ctx context.Context, p Position) (*ResumeReport, err
 	if err := t.checkFiles(ctx, need, r); err != nil {
 		return nil, err
 	}
-	if len(r.MissingFiles) > 0 {
+	if len(r.Missing) > 0 {
 		r.Status = ResumeGap
 		last := int64(-1)
-		for _, m := range r.MissingFiles {
+		for _, m := range r.Missing {
 			last = max(last, m.Version)
 		}
 		r.EarliestVersion = max(r.EarliestVersion, last+1)
-		r.Reason = fmt.Sprintf("%d files the stream still reads are gone (VACUUM: delta.deletedFileRetentionDuration): Spark fails with FAILED_READ_FILE.FILE_NOT_EXIST or DELTA_MISSING_FILES_UNEXPECTED_VERSION", len(r.MissingFiles))
+		r.Reason = fmt.Sprintf("%d files the stream still reads are gone (VACUUM: delta.deletedFileRetentionDuration): Spark fails with FAILED_READ_FILE.FILE_NOT_EXIST or DELTA_MISSING_FILES_UNEXPECTED_VERSION", len(r.Missing))
 		return r, nil
 	}
 	r.Status = ResumeOK
@@ -236,7 +239,7 @@ func (t *Table) checkFiles(ctx context.Context, need []neededFile, r *ResumeRepo
 			_, err := t.store.Stat(gctx, p.key)
 			if errors.Is(err, gateway.ErrNotFound) {
 				mu.Lock()
-				r.MissingFiles = append(r.MissingFiles, MissingFile{Path: p.key, Version: p.version})
+				r.Missing = append(r.Missing, MissingFile{Path: p.key, Version: p.version})
 				mu.Unlock()
 				return nil
 			}
@@ -250,13 +253,16 @@ func (t *Table) checkFiles(ctx context.Context, need []neededFile, r *ResumeRepo
 		return err
 	}
 	r.FilesChecked = len(probes)
-	sort.Slice(r.MissingFiles, func(i, j int) bool {
-		a, b := r.MissingFiles[i], r.MissingFiles[j]
+	sort.Slice(r.Missing, func(i, j int) bool {
+		a, b := r.Missing[i], r.Missing[j]
 		if a.Version != b.Version {
 			return a.Version < b.Version
 		}
 		return a.Path < b.Path
 	})
+	for _, m := range r.Missing {
+		r.MissingFiles = append(r.MissingFiles, m.Path)
+	}
 	return nil
 }
 

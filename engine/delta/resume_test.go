@@ -168,7 +168,7 @@ func TestResumeVacuumedRealTable(t *testing.T) {
 		t.Errorf("resume at 5: %+v", r)
 	}
 	r := checkResume(t, s, Position{TableID: id, Version: 4, Index: -1})
-	if r.Status != ResumeGap || len(r.MissingFiles) != 1 || r.MissingFiles[0] != (MissingFile{"part-00000-d83dafd8-c344-49f0-ab1c-acd944e32493-c000.snappy.parquet", 4}) || r.EarliestVersion != 5 {
+	if r.Status != ResumeGap || len(r.MissingFiles) != 1 || r.Missing[0] != (MissingFile{"part-00000-d83dafd8-c344-49f0-ab1c-acd944e32493-c000.snappy.parquet", 4}) || r.EarliestVersion != 5 {
 		t.Errorf("resume at 4: %+v", r)
 	}
 	if r := checkResume(t, s, Position{TableID: id, Version: 0, Index: -1}); r.Status != ResumeGap || len(r.MissingFiles) < 5 || r.EarliestVersion != 5 {
@@ -193,7 +193,7 @@ func TestResumeMissingDeletionVector(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := checkResume(t, s, Position{TableID: "testId", Version: 6, Index: -1})
-	if r.Status != ResumeGap || len(r.MissingFiles) != 1 || r.MissingFiles[0].Path != dv || r.MissingFiles[0].Version != 6 {
+	if r.Status != ResumeGap || len(r.MissingFiles) != 1 || r.MissingFiles[0] != dv || r.Missing[0].Version != 6 {
 		t.Errorf("%+v", r)
 	}
 }

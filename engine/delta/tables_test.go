@@ -191,3 +191,18 @@ func TestSnapshotAtEveryVersion(t *testing.T) {
 		t.Errorf("version 15 of a 14-version table: %v", err)
 	}
 }
+
+// A footer length larger than the file is refused before parquet-go
+// allocates it (it would allocate up to 4 GiB).
+func TestCheckpointHugeFooterRefused(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(realTables, "history-delta-0.2.0", CheckpointKey(3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(b)
+	b[n-8], b[n-7], b[n-6], b[n-5] = 0xff, 0xff, 0xff, 0x7f
+	_, err = ParseCheckpointParquet("_delta_log/x.checkpoint.parquet", b)
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "footer") || !strings.Contains(err.Error(), "_delta_log/x.checkpoint.parquet") {
+		t.Fatalf("err = %v", err)
+	}
+}
