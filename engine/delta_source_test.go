@@ -127,7 +127,7 @@ func lastSourceOffset(t *testing.T, cp gateway.Store) delta.Position {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	p, err := delta.ParseSourceOffset(lines[len(lines)-1])
+	p, err := source.DeltaPosition(lines[len(lines)-1])
 	if err != nil {
 		t.Fatalf("%s: %v", latest, err)
 	}

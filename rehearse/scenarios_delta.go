@@ -160,7 +160,7 @@ func sourceFilesVacuumed(ctx context.Context, r *rehearsal, res *Result) ([]stri
 	if len(last.Sources) == 0 {
 		return nil, nil, d, nil, errors.New("the drill recorded no source offset")
 	}
-	pos, err := delta.ParseSourceOffset(last.Sources[0].EndOffset)
+	pos, err := source.DeltaPosition(last.Sources[0].EndOffset)
 	if err != nil {
 		return nil, nil, d, nil, err
 	}

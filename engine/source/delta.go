@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/delta"
 	"github.com/ckgate/ckgate/engine/row"
 	"github.com/ckgate/ckgate/engine/spec"
@@ -126,9 +127,7 @@ func (d *deltaSource) check(ctx context.Context, t *delta.Table, p delta.Positio
 		}
 		if n := len(rep.MissingFiles); n > 0 {
 			names := make([]string, 0, min(n, 5))
-			for _, f := range rep.MissingFiles[:min(n, 5)] {
-				names = append(names, fmt.Sprintf("%s (version %d)", f.Path, f.Version))
-			}
+			names = append(names, rep.MissingFiles[:min(n, 5)]...)
 			what = append(what, fmt.Sprintf("%d data files are gone (FAILED_READ_FILE.FILE_NOT_EXIST): %s", n, strings.Join(names, ", ")))
 		}
 		return d.errorf("%w: resuming at version %d: %s; the earliest version that can be read is %d",
@@ -260,7 +259,7 @@ func (d *deltaSource) Next(ctx context.Context, start string) (string, error) {
 	var sp *delta.Position
 	id := ""
 	if start != "" {
-		p, err := delta.ParseSourceOffset(start)
+		p, err := DeltaPosition(start)
 		if err != nil {
 			return "", d.errorf("offset %s: %w", start, err)
 		}
@@ -293,13 +292,13 @@ func (d *deltaSource) Read(ctx context.Context, start, end string, emit func(*ro
 	if err != nil {
 		return err
 	}
-	ep, err := delta.ParseSourceOffset(end)
+	ep, err := DeltaPosition(end)
 	if err != nil {
 		return d.errorf("offset %s: %w", end, err)
 	}
 	var sp *delta.Position
 	if start != "" {
-		p, err := delta.ParseSourceOffset(start)
+		p, err := DeltaPosition(start)
 		if err != nil {
 			return d.errorf("offset %s: %w", start, err)
 		}
@@ -358,4 +357,18 @@ func (d *deltaSource) readFile(ctx context.Context, f deltaFile, emit func(*row.
 		}
 	}
 	return parquetRows(d.url+"/"+key, data, extra, extraNames, emit)
+}
+
+// DeltaPosition reads a Delta source offset (checkpoint.DecodeDeltaSourceOffset)
+// as a position; sourceVersion 3's base index -100 is delta.BaseIndex.
+func DeltaPosition(text string) (delta.Position, error) {
+	o, err := checkpoint.DecodeDeltaSourceOffset(text)
+	if err != nil {
+		return delta.Position{}, err
+	}
+	p := delta.Position{TableID: o.ReservoirID, Version: o.ReservoirVersion, Index: o.Index, IsStartingVersion: o.IsStartingVersion}
+	if p.Index == checkpoint.DeltaBaseIndexV3 {
+		p.Index = delta.BaseIndex
+	}
+	return p, nil
 }
