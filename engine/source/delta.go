@@ -45,7 +45,8 @@ func posCmp(a, b delta.Position) int {
 }
 
 // deltaSource reads a Delta table as Spark's Delta source does: the
-// table's snapshot at the latest version first (starting_version latest,
+// table's snapshot at the latest version first (its files by modification
+// time, then path) (starting_version latest,
 // the default: offsets with isStartingVersion true while inside it), or
 // the changes from version N on (starting_version N); then each later
 // version in order, its add actions with dataChange true in commit order.
@@ -215,7 +216,7 @@ func (d *deltaSource) files(ctx context.Context, t *delta.Table, start, until *d
 }
 
 // snapshotFiles appends the files of the snapshot at version v after
-// position after (index order: the snapshot's files sorted by path); mid
+// position after (index order: by modification time, then path); mid
 // reports that it stopped at the limit before the snapshot's last file.
 func (d *deltaSource) snapshotFiles(ctx context.Context, t *delta.Table, after delta.Position, v int64,
 	within func(delta.Position) bool, full func() bool, out *[]deltaFile) (mid bool, _ error) {
@@ -229,7 +230,12 @@ func (d *deltaSource) snapshotFiles(ctx context.Context, t *delta.Table, after d
 		}
 		return false, d.errorf("%w", err)
 	}
-	for i, f := range snap.Files {
+	// Spark's order for the initial snapshot: by modification time, then path
+	files := slices.Clone(snap.Files)
+	slices.SortStableFunc(files, func(a, b delta.Add) int {
+		return cmp.Or(cmp.Compare(a.ModificationTime, b.ModificationTime), cmp.Compare(a.Path, b.Path))
+	})
+	for i, f := range files {
 		p := delta.Position{Version: v, Index: int64(i), IsStartingVersion: true}
 		if posCmp(p, after) <= 0 || !within(p) {
 			continue
