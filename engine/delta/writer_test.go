@@ -209,3 +209,38 @@ func TestWriterSkipsCommittedBatch(t *testing.T) {
 		t.Fatalf("latest %d, want 2: a skipped batch committed", tb.Log().Latest())
 	}
 }
+
+// openEmulated opens raw (a store URL on an emulator) and makes its bucket.
+func openEmulated(t *testing.T, raw string) gateway.Store {
+	t.Helper()
+	ctx := context.Background()
+	s, err := stores.Open(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gateway.Close(s) })
+	if err := gateway.MakeBucket(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestConcurrentWritersGCS: the same on GCS (fake-gcs-server): the
+// DoesNotExist precondition is the only arbiter.
+func TestConcurrentWritersGCS(t *testing.T) {
+	emu, err := emulator.StartFakeGCS(context.Background())
+	emulator.Require(t, err)
+	t.Cleanup(emu.Stop)
+	t.Setenv("STORAGE_EMULATOR_HOST", emu.Host)
+	concurrentAppends(t, openEmulated(t, fmt.Sprintf("gs://ckgate-delta-%d/table", os.Getpid())))
+}
+
+// TestConcurrentWritersAzure: the same on Azure Blob (Azurite):
+// If-None-Match: * is the only arbiter.
+func TestConcurrentWritersAzure(t *testing.T) {
+	emu, err := emulator.StartAzurite(context.Background())
+	emulator.Require(t, err)
+	t.Cleanup(emu.Stop)
+	t.Setenv("AZURE_STORAGE_KEY", emu.Key)
+	concurrentAppends(t, openEmulated(t, fmt.Sprintf("az://%s/ckgate-delta-%d/table?endpoint=%s", emu.Account, os.Getpid(), emu.ServiceURL)))
+}
