@@ -100,6 +100,7 @@ var examples = map[string][]example{
 	"inspect": {
 		{"where a checkpoint stands", "ckgate inspect demo/checkpoint"},
 		{"with the file sink's manifest log", "ckgate inspect demo/checkpoint --sink demo/out/sessions"},
+		{"did the in-flight batch reach a Delta sink table?", "ckgate inspect testdata/delta-checkpoints/sink-committed --sink testdata/delta/history-delta-0.2.0"},
 		{"one batch in detail, as JSON", "ckgate inspect demo/checkpoint --batch 0 --json"},
 	},
 
