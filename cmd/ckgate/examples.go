@@ -108,6 +108,7 @@ var examples = map[string][]example{
 		{"may the spec restart from this checkpoint?", "ckgate compat demo/checkpoint --spec testdata/specs/clickstream-sessions.yaml"},
 		{"what the checkpoint records, as PLAN.json", "ckgate compat demo/checkpoint --print-recorded"},
 		{"a Spark query's plan, undefined changes failing too", "ckgate compat s3://my-bucket/checkpoints/orders --plan testdata/plans/example.json --strict"},
+		{"is the Delta table at the source's location still the one the stream read?", "ckgate compat testdata/delta-checkpoints/reads-replaced --plan testdata/delta-checkpoints/delta-source.plan.json --delta testdata/delta/history-delta-0.2.0   # exit 1"},
 	},
 
 	"retention": {
