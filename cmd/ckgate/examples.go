@@ -77,6 +77,7 @@ var examples = map[string][]example{
 		{"audit a checkpoint against the default policies", "ckgate audit demo/checkpoint"},
 		{"check a bucket's lifecycle rules against a 3-day outage window", "ckgate audit s3://my-bucket/checkpoints/sessions --lifecycle my-bucket=testdata/lifecycle/s3/mixed.json --outage-window 3d"},
 		{"SARIF for code scanning", "ckgate audit demo/checkpoint --format sarif"},
+		{"do the Delta tables the checkpoints read keep their files and log for a 3-day outage?", "ckgate audit testdata/delta-checkpoints --delta testdata/delta/history-delta-0.2.0 --outage-window 3d"},
 	},
 
 	"policy": {
