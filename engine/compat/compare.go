@@ -331,7 +331,11 @@ func (c *comparer) sourceIdentity(f string, r, p Source, kind string) {
 	case p.TableID == "":
 		c.skip(RuleSourceIdentity, f+".table_id", "the recorded table id is "+r.TableID+"; the proposal does not give one")
 	case !sameTable:
-		id("table_id", r.TableID, p.TableID, "another table id is another table, even at the same path with the same schema: its versions are unrelated to the recorded offsets")
+		why := "another table id is another table, even at the same path with the same schema: its versions are unrelated to the recorded offsets"
+		if kind == "delta" {
+			why += " (Spark refuses the restart: DIFFERENT_DELTA_TABLE_READ_BY_STREAMING_SOURCE)"
+		}
+		id("table_id", r.TableID, p.TableID, why)
 	}
 	if r.Path != "" {
 		switch {
