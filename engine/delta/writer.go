@@ -76,7 +76,33 @@ func OpenWriter(ctx context.Context, s gateway.Store, appID string, now func() t
 		st.tombstones[fileKey{r.Path, dvID(r.DeletionVector)}] = r
 	}
 	maps.Copy(st.txns, snap.Txns)
-	return w, nil
+	if st.protoKey == "" {
+		st.protoKey = LogDir
+	}
+	return w, w.checkWritable()
+}
+
+// MaxWriterVersion is the highest minWriterVersion a Writer appends to:
+// 2 (append-only and column invariants are table properties it does not
+// break: it writes nullable columns and never removes). A table that
+// needs writer features (writer version 3 and up: CHECK constraints,
+// generated columns, column mapping, row tracking, deletion vectors, …)
+// is refused rather than written without honouring them.
+const MaxWriterVersion = 2
+
+// checkWritable refuses a table whose protocol asks more of a writer
+// than MaxWriterVersion.
+func (w *Writer) checkWritable() error {
+	p := w.st.protocol
+	if p == nil || p.MinWriterVersion <= MaxWriterVersion {
+		return nil
+	}
+	feats := ""
+	if len(p.WriterFeatures) > 0 {
+		feats = " (writer features " + fmt.Sprint(p.WriterFeatures) + ")"
+	}
+	return fmt.Errorf("%w: %s: the table needs writer version %d%s; the ckgate Delta writer appends to writer version %d tables only",
+		ErrUnsupportedProtocol, w.st.protoKey, p.MinWriterVersion, feats, MaxWriterVersion)
 }
 
 // Version is the table's latest version the writer knows (-1: no table).
@@ -134,6 +160,9 @@ func (w *Writer) Append(ctx context.Context, batch int64, create *Metadata, prep
 	var adds []Add
 	var prepared *Metadata
 	for {
+		if err := w.checkWritable(); err != nil {
+			return AppendResult{}, err
+		}
 		md := w.st.metadata
 		if md == nil {
 			if create == nil {

@@ -2,8 +2,10 @@ package delta_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -243,4 +245,23 @@ func TestConcurrentWritersAzure(t *testing.T) {
 	t.Cleanup(emu.Stop)
 	t.Setenv("AZURE_STORAGE_KEY", emu.Key)
 	concurrentAppends(t, openEmulated(t, fmt.Sprintf("az://%s/ckgate-delta-%d/table?endpoint=%s", emu.Account, os.Getpid(), emu.ServiceURL)))
+}
+
+// TestWriterRefusesWriterFeatures: a table whose protocol needs writer
+// features (here Delta's own deletion-vector table, writer version 7) is
+// refused at open, naming the version, rather than appended to without
+// honouring them.
+func TestWriterRefusesWriterFeatures(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/delta/dv-partitioned-with-checkpoint")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := filestore.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = delta.OpenWriter(context.Background(), s, "q", nil)
+	if !errors.Is(err, delta.ErrUnsupportedProtocol) || !strings.Contains(err.Error(), "writer version 7") {
+		t.Fatalf("open a writer on a writer-version-7 table: %v", err)
+	}
 }
