@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/delta"
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/stores"
 )
@@ -40,6 +41,8 @@ type GapOptions struct {
 	Kafka *kgo.Client
 	// Open opens a file source's directory by URL (default stores.Open).
 	Open func(ctx context.Context, raw string) (gateway.Store, error)
+	// Delta locates the Delta tables the sources read (see DeltaTables).
+	Delta DeltaTables
 }
 
 // GapReport says, per source, whether the checkpoint can resume.
@@ -77,6 +80,9 @@ type SourceGap struct {
 	ClusterID  string         `json:"cluster_id,omitempty"`
 	Partitions []PartitionGap `json:"partitions,omitempty"`
 	Files      *FilesGap      `json:"files,omitempty"`
+	// Delta: the table location checked and the verdict (gap_delta.go).
+	Table string              `json:"table,omitempty"`
+	Delta *delta.ResumeReport `json:"delta,omitempty"`
 }
 
 // PartitionGap is one Kafka partition.
@@ -173,6 +179,9 @@ func Gap(ctx context.Context, st gateway.Store, opts GapOptions) (*GapReport, er
 		if s.Files != nil {
 			out.Problems += len(s.Files.Missing)
 		}
+		if s.Delta != nil && !s.Delta.OK() {
+			out.Problems++
+		}
 	}
 	return out, nil
 }
@@ -236,6 +245,9 @@ func (g *gapper) source(ctx context.Context, i int, src checkpoint.Source, resum
 		src.Offset != nil && src.Offset.Kind == checkpoint.OffsetFile:
 		sg.Kind = "files"
 		return sg, g.files(ctx, src, &sg, resume, until)
+	case src.Offset != nil && src.Offset.Kind == checkpoint.OffsetDelta:
+		sg.Kind = "delta"
+		return sg, g.delta(ctx, src, &sg, resume, until)
 	}
 	sg.Note = strings.TrimPrefix(sg.Note+"; ", "; ") + "not checked: only Kafka and file sources can expire input"
 	return sg, nil

@@ -54,6 +54,11 @@ type AuditOptions struct {
 	// URL a checkpoint's plan names): its query id and checkpoint, both
 	// "" when the sink has no owner record.
 	SinkOwner func(ctx context.Context, url string) (queryID, checkpoint string, err error)
+	// DeltaTables are the Delta tables to check against the checkpoints
+	// that read them (audit --delta); DeltaSources, when set, returns the
+	// table ids (reservoirId) the checkpoint at root of st reads.
+	DeltaTables  []DeltaTableInfo
+	DeltaSources func(ctx context.Context, st gateway.Store, root string) ([]string, error)
 }
 
 // DefaultOutageWindow is the outage window when none is given.
@@ -114,6 +119,16 @@ func (e *Engine) Audit(ctx context.Context, targets []Target, o AuditOptions) (*
 				}
 			}
 		}
+		if o.DeltaSources != nil && len(o.DeltaTables) > 0 {
+			for i := range cps {
+				ids, err := o.DeltaSources(ctx, t.Store, cps[i].Root)
+				if err != nil {
+					cps[i].Error = err.Error()
+					continue
+				}
+				cps[i].DeltaSources = ids
+			}
+		}
 		rep.Checkpoints = append(rep.Checkpoints, cps...)
 		if b, ok := liveBucket(ctx, t, rep.Buckets); ok {
 			rep.Buckets = append(rep.Buckets, b)
@@ -124,6 +139,7 @@ func (e *Engine) Audit(ctx context.Context, targets []Target, o AuditOptions) (*
 		"checkpoints":         rep.Checkpoints,
 		"buckets":             rep.Buckets,
 		"known_queries":       o.KnownQueries,
+		"delta_tables":        append([]DeltaTableInfo{}, o.DeltaTables...),
 	}
 	findings, err := e.evalAudit(ctx, input)
 	if err != nil {

@@ -25,6 +25,9 @@ type Checkpoint struct {
 	// Entries are the names directly under the root ("offsets/", "metadata").
 	Entries    []string    `json:"entries"`
 	DeltaTable *DeltaTable `json:"delta_table,omitempty"`
+	// DeltaSources are the table ids its Delta sources read (filled by
+	// Audit with AuditOptions.DeltaSources).
+	DeltaSources []string `json:"delta_sources,omitempty"`
 	// Sink is the file sink its ckgate plan names (absent for other sinks
 	// and for Spark's checkpoints, which record none).
 	Sink *SinkOwnership `json:"sink,omitempty"`

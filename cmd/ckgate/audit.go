@@ -32,12 +32,17 @@ func (e *env) auditCommand() *cli.Command {
 			"A file applies to every URL; BUCKET=FILE applies it to one bucket or Azure container. A cloud URL\n" +
 			"whose bucket no file covers has its configuration read from the store when the backend can,\n" +
 			"and is reported unknown otherwise. A local directory is audited as a bucket of its own.\n\n" +
+			"--delta TABLE_URL names a Delta table the checkpoints may read (a checkpoint records a Delta\n" +
+			"source's table id, not its location; it is matched by id): its VACUUM and log retention must\n" +
+			"cover the outage window (CKG-A012), and log cleanup disabled on a table that is written to is a\n" +
+			"warning (CKG-A013). See docs/delta.md.\n\n" +
 			"Exit status: 0 clean (warnings allowed unless --fail-on-warn), 1 deny or unknown findings,\n" +
 			"2 could not audit (a URL that cannot be listed, a file or policy that cannot be read).",
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "lifecycle", Usage: "read bucket configuration from `[BUCKET=]FILE` (repeatable)"},
 			durationFlag("outage-window", policy.DefaultOutageWindow, "the longest a query may stay stopped and still restart from its checkpoint (e.g. 72h, 3d)"),
 			&cli.BoolFlag{Name: "fail-on-warn", Usage: "exit 1 on warnings too"},
+			auditDeltaFlag(),
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "output `FORMAT`: table (or text), json, junit or sarif"},
 		}, policyFlags()...),
 		Action: e.audit,
@@ -74,7 +79,8 @@ func (e *env) audit(c *cli.Context) error {
 		defer gateway.Close(s)
 		targets = append(targets, policy.Target{URL: raw, Store: s})
 	}
-	rep, err := eng.Audit(c.Context, targets, policy.AuditOptions{OutageWindow: window, Buckets: buckets, SinkOwner: e.sinkOwnerOf(c)})
+	rep, err := eng.Audit(c.Context, targets, policy.AuditOptions{OutageWindow: window, Buckets: buckets, SinkOwner: e.sinkOwnerOf(c),
+		DeltaTables: e.auditDeltaTables(c), DeltaSources: deltaSourcesOf})
 	if err != nil {
 		return couldNotAudit(err)
 	}

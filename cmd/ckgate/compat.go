@@ -41,7 +41,9 @@ func (e *env) compatCommand() *cli.Command {
 			"it does not record is listed as unchecked. --baseline names the PLAN.json (or spec) of the\n" +
 			"query that wrote the checkpoint, to compare those parts too (the checkpoint wins where both\n" +
 			"speak). --print-recorded prints what the checkpoint records as a PLAN.json to start from.\n" +
-			"--resolve asks the Kafka brokers of the proposed query for the cluster and topic ids.\n\n" +
+			"--resolve asks the Kafka brokers of the proposed query for the cluster and topic ids. --delta\n" +
+			"[N=]TABLE_URL reads the id of the Delta table source N will read: another id than the recorded\n" +
+			"reservoirId is not_allowed (Spark: DIFFERENT_DELTA_TABLE_READ_BY_STREAMING_SOURCE).\n\n" +
 			"Exit status: 0 compatible (undefined changes are printed as warnings), 1 a not_allowed change\n" +
 			"(or, with --strict, an undefined one); 2 not a checkpoint, or a plan or spec that cannot be read.",
 		Flags: []cli.Flag{
@@ -51,6 +53,7 @@ func (e *env) compatCommand() *cli.Command {
 			&cli.BoolFlag{Name: "print-recorded", Usage: "print what the checkpoint records, as PLAN.json"},
 			&cli.BoolFlag{Name: "resolve", Usage: "ask the proposed Kafka brokers for cluster and topic ids"},
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 on undefined changes too"},
+			deltaFlag(),
 			formatFlag(),
 		},
 		Action: e.compat,
@@ -91,6 +94,10 @@ func (e *env) compat(c *cli.Context) error {
 			}
 		}
 	}
+	tables, err := deltaTables(c)
+	if err != nil {
+		return err
+	}
 	var base *compat.Plan
 	if b := c.String("baseline"); b != "" {
 		if base, err = loadBaseline(b); err != nil {
@@ -118,6 +125,14 @@ func (e *env) compat(c *cli.Context) error {
 		}
 		if base != nil {
 			rec = compat.WithBaseline(rec, base)
+		}
+		if len(tables) > 0 {
+			if err := e.proposeDeltaIDs(c.Context, e.openerFor(c), rec, prop, tables); err != nil {
+				if ie := deltaInputError(err); ie != nil {
+					return ie
+				}
+				return err
+			}
 		}
 		res := compat.Compare(rec, prop)
 		out := compatOutput{Checkpoint: url, QueryID: rep.QueryID, Status: string(rep.Status), Proposed: from, Result: res}

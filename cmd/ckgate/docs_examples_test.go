@@ -23,7 +23,7 @@ import (
 func demoFixture(t *testing.T, archived bool) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, d := range []string{"specs", "policies", "plans", "lifecycle", "spark"} {
+	for _, d := range []string{"specs", "policies", "plans", "lifecycle", "spark", "delta", "delta-checkpoints"} {
 		if err := os.CopyFS(filepath.Join(dir, "testdata", d), os.DirFS(filepath.Join("..", "..", "testdata", d))); err != nil {
 			t.Fatal(err)
 		}

@@ -78,6 +78,7 @@ var examples = map[string][]example{
 		{"audit a checkpoint against the default policies", "ckgate audit demo/checkpoint"},
 		{"check a bucket's lifecycle rules against a 3-day outage window", "ckgate audit s3://my-bucket/checkpoints/sessions --lifecycle my-bucket=testdata/lifecycle/s3/mixed.json --outage-window 3d"},
 		{"SARIF for code scanning", "ckgate audit demo/checkpoint --format sarif"},
+		{"do the Delta tables the checkpoints read keep their files and log for a 3-day outage?", "ckgate audit testdata/delta-checkpoints --delta testdata/delta/history-delta-0.2.0 --outage-window 3d"},
 	},
 
 	"policy": {
@@ -101,6 +102,7 @@ var examples = map[string][]example{
 	"inspect": {
 		{"where a checkpoint stands", "ckgate inspect demo/checkpoint"},
 		{"with the file sink's manifest log", "ckgate inspect demo/checkpoint --sink demo/out/sessions"},
+		{"did the in-flight batch reach a Delta sink table?", "ckgate inspect testdata/delta-checkpoints/sink-committed --sink testdata/delta/history-delta-0.2.0"},
 		{"one batch in detail, as JSON", "ckgate inspect demo/checkpoint --batch 0 --json"},
 	},
 
@@ -108,6 +110,7 @@ var examples = map[string][]example{
 		{"may the spec restart from this checkpoint?", "ckgate compat demo/checkpoint --spec testdata/specs/clickstream-sessions.yaml"},
 		{"what the checkpoint records, as PLAN.json", "ckgate compat demo/checkpoint --print-recorded"},
 		{"a Spark query's plan, undefined changes failing too", "ckgate compat s3://my-bucket/checkpoints/orders --plan testdata/plans/example.json --strict"},
+		{"is the Delta table at the source's location still the one the stream read?", "ckgate compat testdata/delta-checkpoints/reads-replaced --plan testdata/delta-checkpoints/delta-source.plan.json --delta testdata/delta/history-delta-0.2.0   # exit 1"},
 	},
 
 	"retention": {
@@ -129,6 +132,8 @@ var examples = map[string][]example{
 	"gap": {
 		{"deleted input files of a files source", "ckgate gap demo/checkpoint"},
 		{"what Kafka can still replay, as JSON", "ckgate gap s3://my-bucket/checkpoints/orders --kafka broker1:9092,broker2:9092 --json"},
+		{"a stream over a Delta table: can it still replay from where it stopped?", "ckgate gap testdata/delta-checkpoints/reads-vacuumed --delta testdata/delta/snapshot-vacuumed   # exit 1"},
+		{"source 0 reads a Delta table on S3, as JSON", "ckgate gap s3://my-bucket/checkpoints/orders --delta 0=s3://my-bucket/tables/orders --json"},
 	},
 
 	"archive": {

@@ -34,10 +34,16 @@ func (e *env) gapCommand() *cli.Command {
 			"not a problem). A Spark checkpoint has no plan file: its topic identity is unknown, and the report\n" +
 			"says so. File sources: files recorded for an in-flight batch, or recorded and not yet in a batch,\n" +
 			"that no longer exist.\n\n" +
-			"Exit status: 0 no gap; 1 any gap, ahead, identity-changed or missing; 2 not a checkpoint,\n" +
-			"unreadable, or a Kafka checkpoint without --kafka.",
+			"Delta sources (--delta TABLE_URL, or --delta N=TABLE_URL per source id: the checkpoint records the\n" +
+			"table's id, not its location): ok; gap (log versions or data files a restart reads are gone: log\n" +
+			"cleanup or VACUUM; the earliest version that can be replayed is named); identity-changed (the table\n" +
+			"at the location has another id: replaced, e.g. CREATE OR REPLACE); ahead (the checkpoint is past the\n" +
+			"latest version + 1); catalog-managed (the log on storage cannot tell). See docs/delta.md.\n\n" +
+			"Exit status: 0 no gap; 1 any gap, ahead, identity-changed, catalog-managed or missing; 2 not a\n" +
+			"checkpoint, unreadable, a Kafka checkpoint without --kafka, or a Delta one without --delta.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "kafka", Usage: "Kafka seed `BROKERS` (host:port,...)"},
+			deltaFlag(),
 			formatFlag(),
 		},
 		Action: e.gap,
@@ -55,7 +61,11 @@ func (e *env) gap(c *cli.Context) error {
 			brokers = append(brokers, b)
 		}
 	}
-	opts := lifecycle.GapOptions{Brokers: brokers, Open: func(ctx context.Context, raw string) (gateway.Store, error) {
+	tables, err := deltaTables(c)
+	if err != nil {
+		return err
+	}
+	opts := lifecycle.GapOptions{Brokers: brokers, Delta: tables, Open: func(ctx context.Context, raw string) (gateway.Store, error) {
 		return e.registry.Open(ctx, raw)
 	}}
 	return e.withStore(c, a[0], func(s gateway.Store) error {
@@ -65,8 +75,12 @@ func (e *env) gap(c *cli.Context) error {
 			return &InputError{Err: fmt.Errorf("%s: %w", gateway.Redact(a[0]), err)}
 		case errors.Is(err, lifecycle.ErrNoBrokers):
 			return usageErrorf(c, "%s: %v: give --kafka BROKERS", gateway.Redact(a[0]), err)
+		case errors.Is(err, lifecycle.ErrNoDeltaTable):
+			return usageErrorf(c, "%s: %v: give --delta TABLE_URL (or --delta N=TABLE_URL)", gateway.Redact(a[0]), err)
 		case errors.Is(err, checkpoint.ErrCorrupt):
 			return &InputError{Err: err}
+		case deltaInputError(err) != nil:
+			return deltaInputError(err)
 		case err != nil:
 			return fmt.Errorf("gap %s: %w", gateway.Redact(a[0]), err)
 		}
@@ -135,6 +149,9 @@ func writeGapTable(e *env, url string, r *lifecycle.GapReport) error {
 			if err := tw.Flush(); err != nil {
 				return err
 			}
+		}
+		if s.Delta != nil {
+			writeDeltaGap(e.stdout, s.Table, s.Delta)
 		}
 		if fg := s.Files; fg != nil {
 			fmt.Fprintf(e.stdout, "  file log offset committed %d; %d files still to read, %d missing\n", fg.Committed, fg.Needed, len(fg.Missing))

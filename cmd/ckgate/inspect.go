@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/delta"
 	"github.com/ckgate/ckgate/gateway"
 )
 
@@ -34,7 +35,9 @@ func (e *env) inspectCommand() *cli.Command {
 			"and the key it is about.\n\n" +
 			"--batch N details only batch N (it must exist in the offset or commit log). --sink URL names\n" +
 			"the output directory of a file sink: its _spark_metadata log says whether an in-flight batch\n" +
-			"was already written. --format json prints the report as one object:\n" +
+			"was already written; a Delta table (it has a _delta_log) is reconciled by its txn for the query id\n" +
+			"(or --txn-app-id): the in-flight batch is committed-in-sink, not-in-sink or unknown (a finding;\n" +
+			"see docs/delta.md). --format json prints the report as one object:\n" +
 			"{query_id, writer, status, latest_offsets_batch, latest_commit_batch, watermark_ms, confs,\n" +
 			"resume, batches, sources, operators, sink, findings: [{id, severity, key, message, next}], ...};\n" +
 			"next is the safe next step (nothing inspect reports is ever repaired or overwritten by ckgate).\n\n" +
@@ -43,7 +46,8 @@ func (e *env) inspectCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.Int64Flag{Name: "batch", Usage: "detail only batch `N`"},
 			&cli.IntFlag{Name: "max-batches", Value: 20, Usage: "detail the latest `N` batches (table; json: 100)"},
-			&cli.StringFlag{Name: "sink", Usage: "file sink output directory `URL` (its _spark_metadata log)"},
+			&cli.StringFlag{Name: "sink", Usage: "file sink output directory or Delta table `URL` (its _spark_metadata log, or its _delta_log txn)"},
+			&cli.StringFlag{Name: "txn-app-id", Usage: "the Delta sink's txn application `ID` (foreachBatch's txnAppId; default: the query id)"},
 			&cli.BoolFlag{Name: "partitions", Usage: "table: one line per state partition (default: problems only)"},
 			formatFlag(),
 		},
@@ -70,13 +74,24 @@ func (e *env) inspect(c *cli.Context) error {
 		}
 		opts.Batch = &b
 	}
+	var deltaStore gateway.Store
 	if raw := c.String("sink"); raw != "" {
 		sink, err := e.openStore(c.Context, c, raw)
 		if err != nil {
 			return err
 		}
 		defer gateway.Close(sink)
-		opts.Sink = sink
+		isDelta, err := isDeltaTable(c.Context, sink)
+		if err != nil {
+			return fmt.Errorf("sink %s: %w", gateway.Redact(raw), err)
+		}
+		if isDelta {
+			deltaStore = sink
+		} else {
+			opts.Sink = sink
+		}
+	} else if c.IsSet("txn-app-id") {
+		return usageErrorf(c, "--txn-app-id names the txn of a Delta sink: give --sink TABLE_URL too")
 	}
 	return e.withStore(c, a[0], func(s gateway.Store) error {
 		rep, err := checkpoint.Inspect(c.Context, s, opts)
@@ -90,14 +105,30 @@ func (e *env) inspect(c *cli.Context) error {
 			return &InputError{Err: fmt.Errorf("%s: batch %d is not in the checkpoint (offsets %s, commits %s)",
 				gateway.Redact(a[0]), *opts.Batch, rangesText(rep.OffsetsLog.Ranges), rangesText(rep.CommitLog.Ranges))}
 		}
+		var ds *delta.SinkReport
+		if deltaStore != nil {
+			if ds, err = deltaSink(c.Context, deltaStore, c.String("sink"), rep, c.String("txn-app-id")); err != nil {
+				if ie := deltaInputError(err); ie != nil {
+					return ie
+				}
+				return err
+			}
+		}
 		if f == "json" {
-			if err := printJSON(e.stdout, rep); err != nil {
+			var v any = rep
+			if ds != nil {
+				v = inspectWithDeltaSink{Report: rep, Sink: ds}
+			}
+			if err := printJSON(e.stdout, v); err != nil {
 				return err
 			}
 		} else {
 			t := &inspectTable{w: e.stdout, url: gateway.Redact(a[0]), partitions: c.Bool("partitions")}
 			if err := t.write(rep); err != nil {
 				return err
+			}
+			if ds != nil {
+				writeDeltaSink(e.stdout, ds)
 			}
 		}
 		return inspectVerdict(rep)
@@ -360,6 +391,8 @@ func offsetText(o checkpoint.SourceOffset) string {
 			parts = append(parts, s)
 		}
 		return "rate " + strings.Join(parts, " ")
+	case checkpoint.OffsetDelta, checkpoint.OffsetIceberg:
+		return lakeOffsetText(o)
 	}
 	j := o.JSON
 	if len(j) > 80 {

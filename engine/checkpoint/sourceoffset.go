@@ -42,6 +42,8 @@ type SourceOffset struct {
 	LogOffset *int64                 `json:"log_offset,omitempty"`
 	Kafka     []KafkaPartitionOffset `json:"kafka,omitempty"`
 	Rate      []RateOffset           `json:"rate,omitempty"`
+	Delta     *DeltaSourceOffset     `json:"delta,omitempty"`
+	Iceberg   *IcebergSourceOffset   `json:"iceberg,omitempty"`
 }
 
 // ParseSourceOffset classifies an offset entry and decodes the forms it
@@ -62,6 +64,14 @@ func ParseSourceOffset(e OffsetEntry) SourceOffset {
 	}
 	if r, err := decodeRateOffset(s); err == nil {
 		so.Kind, so.Rate = OffsetRate, r
+		return so
+	}
+	if d, err := DecodeDeltaSourceOffset(s); err == nil {
+		so.Kind, so.Delta = OffsetDelta, &d
+		return so
+	}
+	if o, err := DecodeIcebergSourceOffset(s); err == nil {
+		so.Kind, so.Iceberg = OffsetIceberg, &o
 		return so
 	}
 	if k, err := DecodeKafkaOffsets(s); err == nil {

@@ -137,6 +137,10 @@ func sparkSource(ctx context.Context, st gateway.Store, s checkpoint.Source) (So
 					src.Topics = append(src.Topics, p.Topic)
 				}
 			}
+		case checkpoint.OffsetDelta:
+			src.Kind, src.TableID = "delta", s.Offset.Delta.ReservoirID
+		case checkpoint.OffsetIceberg:
+			src.Kind = "iceberg"
 		case checkpoint.OffsetUnknown:
 			if id := deltaTableID(s.Offset.JSON); id != "" {
 				src.Kind, src.TableID = "delta", id

@@ -167,4 +167,22 @@ rules := {
 		"scope": "audit",
 		"description": "A checkpoint's file sink (the one its ckgate plan names) is owned by another query (_ckgate/sink-owner/ in the sink): a run of the checkpoint is refused on it.",
 	},
+	"CKG-A012": {
+		"name": "delta-retention-shorter-than-outage-window",
+		"severity": "deny",
+		"scope": "audit",
+		"description": "A Delta table a checkpoint reads (matched by table id) whose delta.deletedFileRetentionDuration (VACUUM) or delta.logRetentionDuration (log cleanup) is shorter than the outage window: a stream stopped that long cannot resume.",
+	},
+	"CKG-A013": {
+		"name": "delta-log-cleanup-disabled",
+		"severity": "warn",
+		"scope": "audit",
+		"description": "A Delta table a checkpoint reads has log cleanup disabled (delta.enableExpiredLogCleanup=false) and is written to: its log grows without bound.",
+	},
+	"CKG-A014": {
+		"name": "delta-table-unreadable",
+		"severity": "unknown",
+		"scope": "audit",
+		"description": "A Delta table named for the audit could not be read: its retention is unknown, never a pass.",
+	},
 }
