@@ -61,7 +61,7 @@ func openS3(ctx context.Context, u *url.URL, id Identity, red *redactor) (*backe
 	b := &backend{shown: shown, red: red}
 
 	s, err := s3store.Open(ctx, &c)
-	if errors.Is(err, s3store.ErrBadURL) {
+	if errors.Is(err, gateway.ErrInvalidURL) {
 		return nil, usagef("%w", err)
 	}
 	if err != nil {

@@ -336,26 +336,21 @@ func accessConditions(c gateway.Cond) *blob.AccessConditions {
 // because of it, and the blob then carries id. absent reports an IfAbsent
 // refusal although no blob exists.
 func (s *Store) writeFailed(ctx context.Context, key, name string, c gateway.Cond, id string, t *tries, err error) (v gateway.Version, absent bool, _ error) {
-	lost := condKind(c, err)
-	if lost == nil {
+	if condKind(c, err) == nil {
 		return "", false, e("put", key, err)
 	}
-	refused := gateway.E("put", key, lost, cause(err))
-	// The refusal may be this very write seen again: the pipeline's retry
-	// of an attempt that was applied, or the request delivered twice on the
-	// way. The blob then carries id.
-	p, perr := s.blob(name).GetProperties(ctx, nil)
-	switch {
-	case perr == nil && metaValue(p.Metadata, metaWriteID) == id:
-		return version(p.ETag), false, nil
-	case perr == nil:
-		return "", false, refused
-	case blobMissing(perr):
-		return "", c.Kind == gateway.CondIfAbsent, refused
-	case t.retried():
-		return "", false, gateway.E("put", key, gateway.ErrUnknownOutcome, cause(errors.Join(err, perr)))
-	}
-	return "", false, refused
+	var perr error
+	r := gateway.Refused{Op: "put", Key: key, Cond: c, Err: cause(err), Retried: t.retried()}
+	v, err = r.Settle(ctx, func(ctx context.Context) (gateway.Version, bool, error) {
+		p, err := s.blob(name).GetProperties(ctx, nil)
+		if err != nil {
+			perr = err
+			return "", false, cause(err)
+		}
+		return version(p.ETag), metaValue(p.Metadata, metaWriteID) == id, nil
+	}, blobMissing)
+	absent = err != nil && perr != nil && c.Kind == gateway.CondIfAbsent && blobMissing(perr)
+	return v, absent, err
 }
 
 // blobMissing reports whether err says the blob (not its container) does

@@ -68,6 +68,11 @@ func TestErrorKinds(t *testing.T) {
 		{412, "ConditionNotMet", gateway.ErrPrecondition},
 		{412, "", gateway.ErrPrecondition},
 		{409, "LeaseIdMissing", gateway.ErrPrecondition},
+		{409, "LeaseAlreadyPresent", gateway.ErrPrecondition},
+		// A bare 409 is retryable on every cloud, never "stale".
+		{409, "", gateway.ErrUnavailable},
+		{409, "PendingCopyOperation", gateway.ErrUnavailable},
+		{501, "", gateway.ErrUnsupported},
 		{403, "AuthenticationFailed", gateway.ErrPermission},
 		{403, "AuthorizationFailure", gateway.ErrPermission},
 		{403, "AuthorizationPermissionMismatch", gateway.ErrPermission},

@@ -69,7 +69,7 @@ func ParseURL(u *url.URL) (Config, error) {
 	// value: it may hold a secret.
 	shown := gateway.Redact(u.String())
 	bad := func(format string, args ...any) (Config, error) {
-		return Config{}, fmt.Errorf("%w: azure store URL %q: %s", gateway.ErrBadURL, shown, fmt.Sprintf(format, args...))
+		return Config{}, fmt.Errorf("%w: azure store URL %q: %s", gateway.ErrInvalidURL, shown, fmt.Sprintf(format, args...))
 	}
 	if !strings.EqualFold(u.Scheme, Scheme) {
 		return bad("scheme is not %s://", Scheme)

@@ -49,13 +49,13 @@ func New(root string) (*Store, error) {
 // through gateway.ParseURL, which turns them into file:// URLs.
 func Open(_ context.Context, u *url.URL) (gateway.Store, error) {
 	if u.Scheme != "file" {
-		return nil, fmt.Errorf("filestore: URL scheme %q, want file", u.Scheme)
+		return nil, fmt.Errorf("%w: filestore: URL scheme %q, want file", gateway.ErrInvalidURL, u.Scheme)
 	}
 	if u.Host != "" && u.Host != "localhost" {
-		return nil, fmt.Errorf("filestore: URL %q: remote host %q (only local paths are served)", gateway.Redact(u.String()), u.Host)
+		return nil, fmt.Errorf("%w: filestore: URL %q: remote host %q (only local paths are served)", gateway.ErrInvalidURL, gateway.Redact(u.String()), u.Host)
 	}
 	if u.Opaque != "" || u.Path == "" {
-		return nil, fmt.Errorf("filestore: URL %q has no absolute path", gateway.Redact(u.String()))
+		return nil, fmt.Errorf("%w: filestore: URL %q has no absolute path", gateway.ErrInvalidURL, gateway.Redact(u.String()))
 	}
 	return newStore(filepath.FromSlash(u.Path))
 }

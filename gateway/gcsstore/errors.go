@@ -59,26 +59,18 @@ func statusKind(c gateway.Cond, err error) error {
 	return httpKind(c, ge.Code, gateway.ErrUnsupported)
 }
 
-// httpKind maps an HTTP status; other4xx is the kind of the 4xx statuses
-// with no meaning of their own.
+// httpKind maps an HTTP status with gateway.StatusKind; other4xx is the
+// kind of the 4xx statuses with no meaning of their own (a token endpoint's
+// 400 is refused credentials).
 func httpKind(c gateway.Cond, code int, other4xx error) error {
+	k := gateway.StatusKind(code, c)
 	switch {
-	case code == http.StatusPreconditionFailed:
-		if c.Kind == gateway.CondIfAbsent {
-			return gateway.ErrExists
-		}
-		return gateway.ErrPrecondition
-	case code == http.StatusUnauthorized, code == http.StatusForbidden:
-		return gateway.ErrPermission
-	case code == http.StatusNotFound:
-		return gateway.ErrNotFound
-	case code == http.StatusRequestTimeout, code == http.StatusConflict,
-		code == http.StatusTooManyRequests, code >= 500:
+	case k == nil:
 		return gateway.ErrUnavailable
-	case code >= 400:
+	case k == gateway.ErrUnsupported && code != http.StatusNotImplemented:
 		return other4xx
 	}
-	return gateway.ErrUnavailable
+	return k
 }
 
 func isPrecondition(err error) bool {

@@ -74,6 +74,8 @@ func TestErrorMapping(t *testing.T) {
 		{"500", gateway.None(), apiErr(500, "backendError"), gateway.ErrUnavailable},
 		{"503", gateway.IfMatch("3"), apiErr(503, "backendError"), gateway.ErrUnavailable},
 		{"400", gateway.None(), apiErr(400, "invalid"), gateway.ErrUnsupported},
+		{"501", gateway.None(), apiErr(501, "notImplemented"), gateway.ErrUnsupported},
+		{"409 compare-and-swap", gateway.IfMatch("7"), apiErr(409, "conflict"), gateway.ErrUnavailable},
 		{"wrapped 412", gateway.IfAbsent(), fmt.Errorf("upload: %w", apiErr(412, "conditionNotMet")), gateway.ErrExists},
 		{"cancelled", gateway.None(), context.Canceled, gateway.ErrUnavailable},
 		{"deadline", gateway.None(), fmt.Errorf("read: %w", context.DeadlineExceeded), gateway.ErrUnavailable},

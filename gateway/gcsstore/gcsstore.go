@@ -386,14 +386,14 @@ func (s *Store) write(ctx context.Context, key string, obj *storage.ObjectHandle
 		// An earlier attempt (the library's retry) or an earlier delivery
 		// of this very request (a replay on the way) may have landed: look
 		// for this write's id.
-		a, rerr := obj.Attrs(ctx)
-		switch {
-		case rerr == nil && a.Metadata[WriteIDKey] == id && a.Size == src.n && a.CRC32C == src.sum():
-			return version(a.Generation), nil
-		case rerr != nil && !errors.Is(rerr, storage.ErrObjectNotExist) && tries.retried.Load():
-			return "", gateway.E("put", key, gateway.ErrUnknownOutcome,
-				fmt.Errorf("retried write answered %w; reading the object back to resolve it failed: %w", err, rerr))
-		}
+		r := gateway.Refused{Op: "put", Key: key, Cond: c, Err: err, Retried: tries.retried.Load()}
+		return r.Settle(ctx, func(ctx context.Context) (gateway.Version, bool, error) {
+			a, err := obj.Attrs(ctx)
+			if err != nil {
+				return "", false, err
+			}
+			return version(a.Generation), a.Metadata[WriteIDKey] == id && a.Size == src.n && a.CRC32C == src.sum(), nil
+		}, isNotFound)
 	}
 	return "", wrap(ctx, "put", key, c, err)
 }

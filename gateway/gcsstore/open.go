@@ -48,10 +48,10 @@ var knownParams = map[string]bool{
 func ParseURL(u *url.URL) (Config, error) {
 	var cfg Config
 	if u == nil {
-		return cfg, fmt.Errorf("%w: gs URL: nil", gateway.ErrBadURL)
+		return cfg, fmt.Errorf("%w: gs URL: nil", gateway.ErrInvalidURL)
 	}
 	fail := func(format string, args ...any) (Config, error) {
-		return Config{}, fmt.Errorf("%w: gs URL %q: %s", gateway.ErrBadURL, gateway.Redact(u.String()), fmt.Sprintf(format, args...))
+		return Config{}, fmt.Errorf("%w: gs URL %q: %s", gateway.ErrInvalidURL, gateway.Redact(u.String()), fmt.Sprintf(format, args...))
 	}
 	switch {
 	case !strings.EqualFold(u.Scheme, Scheme):

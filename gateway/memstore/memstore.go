@@ -5,8 +5,10 @@ package memstore
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"iter"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -168,6 +170,31 @@ func (s *Store) Delete(ctx context.Context, key string, c gateway.Cond) error {
 type Named struct {
 	mu     sync.Mutex
 	stores map[string]*Store
+}
+
+// Open opens mem://NAME[/PREFIX]: the store called NAME (see Get), under
+// PREFIX when the URL has a path. It is a gateway.OpenFunc. Any other form
+// (no name, user info, a query or fragment) is refused with an error
+// wrapping gateway.ErrInvalidURL.
+func (n *Named) Open(_ context.Context, u *url.URL) (gateway.Store, error) {
+	bad := func(why string) (gateway.Store, error) {
+		return nil, fmt.Errorf("%w %q: %s (want mem://NAME[/PREFIX])", gateway.ErrInvalidURL, gateway.Redact(u.String()), why)
+	}
+	switch {
+	case u.Scheme != "mem":
+		return bad("scheme is not mem")
+	case u.Opaque != "":
+		return bad("no '//' after the scheme")
+	case u.Host == "":
+		return bad("no store name")
+	case u.User != nil, u.RawQuery != "", u.Fragment != "":
+		return bad("user info, query and fragment are not allowed")
+	}
+	prefix := strings.Trim(u.Path, "/")
+	if err := gateway.ValidatePrefix(prefix); err != nil {
+		return bad(err.Error())
+	}
+	return gateway.WithPrefix(n.Get(u.Host), prefix), nil
 }
 
 // Get returns the store called name, making it if there is none yet.

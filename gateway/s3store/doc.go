@@ -88,5 +88,5 @@
 //     answers that retrying cannot fix.
 //   - ErrInvalidKey: the key failed gateway.ValidateKey; nothing was sent.
 //
-// Errors of Open wrap ErrBadURL for malformed URLs.
+// Errors of Open wrap gateway.ErrInvalidURL for malformed URLs.
 package s3store

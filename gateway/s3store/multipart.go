@@ -200,7 +200,15 @@ func (u *upload) complete(ctx context.Context, c gateway.Cond) (gateway.Version,
 				fmt.Errorf("the multipart upload vanished after a retried completion: %w", err))
 		}
 		if refused(c, err) {
-			return s.settle(ctx, u.key, c, ambiguous, false, err, u.stored)
+			// The ETag of our parts is no write id: another writer's
+			// identical object has the same. Read back only when an
+			// attempt of ours may have been applied.
+			var mine func(context.Context) (gateway.Version, bool, error)
+			if ambiguous {
+				mine = u.stored
+			}
+			r := gateway.Refused{Op: "put", Key: u.key, Cond: c, Err: err, Retried: ambiguous}
+			return r.Settle(ctx, mine, missing)
 		}
 		return "", fail("put", u.key, err)
 	}

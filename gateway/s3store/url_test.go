@@ -119,8 +119,8 @@ func TestParseURL(t *testing.T) {
 			if err == nil {
 				t.Fatal("parse: no error")
 			}
-			if !errors.Is(err, ErrBadURL) {
-				t.Errorf("error %q is not ErrBadURL", err)
+			if !errors.Is(err, gateway.ErrInvalidURL) {
+				t.Errorf("error %q is not ErrInvalidURL", err)
 			}
 			if !strings.Contains(err.Error(), tc.why) {
 				t.Errorf("error %q does not say %q", err, tc.why)
@@ -226,7 +226,7 @@ func TestOpenProfileAndRole(t *testing.T) {
 		t.Error("open with a missing profile: no error")
 	}
 	_, err = Open(t.Context(), mustParse(t, "s3://bucket/p"))
-	if !errors.Is(err, ErrBadURL) || !strings.Contains(err.Error(), "no region") {
+	if !errors.Is(err, gateway.ErrInvalidURL) || !strings.Contains(err.Error(), "no region") {
 		t.Errorf("open without a region: %v, want a bad URL error about the region", err)
 	}
 }
@@ -258,8 +258,8 @@ func FuzzParseURL(f *testing.F) {
 		}
 		s, err := parseURL(u)
 		if err != nil {
-			if !errors.Is(err, ErrBadURL) {
-				t.Fatalf("error %q is not ErrBadURL", err)
+			if !errors.Is(err, gateway.ErrInvalidURL) {
+				t.Fatalf("error %q is not ErrInvalidURL", err)
 			}
 			// Values of secret-looking parameters and passwords never show.
 			var secrets []string
