@@ -15,6 +15,25 @@
 // never silently falls back. No partial object is ever visible under its
 // final name.
 //
+// # Writing a backend
+//
+// A backend is a Driver: its raw operations (Get, Stat, GetStream, List,
+// Put, PutStream, Delete) and one classifier, Kind(err, cond), that maps its
+// own errors to the kinds below (a cloud driver checks its service's error
+// codes and then StatusKind). NewBucket turns it into a Store; the Bucket
+// owns key and prefix validation (ValidateKey, ValidatePrefix and the
+// driver's optional NameChecker), condition checks (CheckPutCond,
+// CheckDeleteCond), the context check, the key prefix (NewBucket's prefix,
+// WithPrefix), wrapping each error once as an *Error naming the caller's
+// key, and the closed guard. memstore is the whole of such a driver in
+// under 200 lines. Metrics, faults, policy and logging are decorators over
+// any Store (Metrics.Wrap, Faults.Wrap, WithAuthorizer, Intercept), never a
+// backend's concern. A driver that writes conditionally puts a fresh write
+// id into each object's metadata and settles a refusal with Refused.Settle
+// (see # Errors). The new backend then runs the conformance suite,
+// storetest.Run, raw and prefixed, and its own tests check kinds with
+// storetest.WantKind and WantKeyKind.
+//
 // # Errors
 //
 // Every error a Store returns for a key is an *Error that names the

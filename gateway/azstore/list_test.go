@@ -70,19 +70,19 @@ func TestBackendPrefix(t *testing.T) {
 		t.Errorf("inner stat = %+v, %v", a, err)
 	}
 	_, err = inner.Put(ctx, "offsets/0", []byte("again"), gateway.IfAbsent())
-	wantKind(t, err, "offsets/0", gateway.ErrExists)
+	storetest.WantKeyKind(t, "", err, "offsets/0", gateway.ErrExists)
 	_, _, err = inner.Get(ctx, "missing")
-	wantKind(t, err, "missing", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", err, "missing", gateway.ErrNotFound)
 	_, err = inner.Stat(ctx, "../other")
-	wantKind(t, err, "../other", gateway.ErrInvalidKey)
+	storetest.WantKeyKind(t, "", err, "../other", gateway.ErrInvalidKey)
 	for a, err := range inner.List(ctx, "/abs") {
-		wantKind(t, err, "/abs", gateway.ErrInvalidKey)
+		storetest.WantKeyKind(t, "", err, "/abs", gateway.ErrInvalidKey)
 		_ = a
 	}
 	// Azure's 1,024-character limit counts the prefix.
 	long := string(bytes.Repeat([]byte("k"), 1020))
 	_, err = inner.Put(ctx, long, nil, gateway.None())
-	wantKind(t, err, long, gateway.ErrInvalidKey)
+	storetest.WantKeyKind(t, "", err, long, gateway.ErrInvalidKey)
 	if _, err := outer.Put(ctx, long, nil, gateway.None()); err != nil {
 		t.Errorf("a 1,020-character key without prefix: %v", err)
 	}
@@ -122,7 +122,7 @@ func TestCreateOverUncommittedBlocks(t *testing.T) {
 		t.Errorf("list = %q", got)
 	}
 	_, err := s.Put(ctx, "k", []byte("v2"), gateway.IfMatch("0x8D0000000000000"))
-	wantKind(t, err, "k", gateway.ErrPrecondition)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrPrecondition)
 	for _, data := range [][]byte{[]byte("created"), nil} {
 		v, err := s.Put(ctx, "k", data, gateway.IfAbsent())
 		if err != nil {
@@ -133,7 +133,7 @@ func TestCreateOverUncommittedBlocks(t *testing.T) {
 			t.Errorf("get = %q %q %v, want %q at %q", got, gv, err, data, v)
 		}
 		_, err = s.Put(ctx, "k", []byte("again"), gateway.IfAbsent())
-		wantKind(t, err, "k", gateway.ErrExists)
+		storetest.WantKeyKind(t, "", err, "k", gateway.ErrExists)
 		if err := s.Delete(ctx, "k", gateway.None()); err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 func randomBytes(n int, seed uint64) []byte {
@@ -53,7 +54,7 @@ func TestPutStream20MiB(t *testing.T) {
 	}
 	other := randomBytes(20<<20, 2)
 	_, err = s.PutStream(ctx, "state/0/0/1.snapshot", onlyReader{bytes.NewReader(other)}, gateway.IfAbsent())
-	wantKind(t, err, "state/0/0/1.snapshot", gateway.ErrExists)
+	storetest.WantKeyKind(t, "", err, "state/0/0/1.snapshot", gateway.ErrExists)
 
 	rc, a, err := s.GetStream(ctx, "state/0/0/1.snapshot")
 	if err != nil {
@@ -118,12 +119,12 @@ func TestPutStreamCancelled(t *testing.T) {
 	defer cancel()
 	r := &cancelAfter{r: bytes.NewReader(randomBytes(64<<10, 3)), n: 3 * s.blockSize, cancel: cancel}
 	_, err := s.PutStream(ctx, "commits/3", r, gateway.IfAbsent())
-	wantKind(t, err, "commits/3", gateway.ErrUnavailable)
+	storetest.WantKeyKind(t, "", err, "commits/3", gateway.ErrUnavailable)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v does not wrap context.Canceled", err)
 	}
 	_, err = s.Stat(t.Context(), "commits/3")
-	wantKind(t, err, "commits/3", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", err, "commits/3", gateway.ErrNotFound)
 	for a, err := range s.List(t.Context(), "") {
 		t.Errorf("listed %q (%v) after a cancelled stream", a.Key, err)
 	}
@@ -155,9 +156,9 @@ func TestPutStreamReaderFails(t *testing.T) {
 	if !errors.Is(err, errReader) {
 		t.Fatalf("error %v does not wrap the reader's", err)
 	}
-	wantKind(t, err, "k", gateway.ErrUnavailable)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrUnavailable)
 	_, err = s.Stat(t.Context(), "k")
-	wantKind(t, err, "k", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrNotFound)
 }
 
 // TestPutStreamRace: concurrent multi-block streams of one key never mix

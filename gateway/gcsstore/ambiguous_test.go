@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 	"github.com/ckgate/ckgate/internal/emulator"
 )
 
@@ -116,7 +117,7 @@ func TestAmbiguousCreate(t *testing.T) {
 
 			// The resolution does not turn a real loss into a success.
 			_, err = ambiguous.Put(t.Context(), key, []byte(data), gateway.IfAbsent())
-			checkKind(t, err, key, gateway.ErrExists)
+			storetest.WantKeyKind(t, "", err, key, gateway.ErrExists)
 		})
 	}
 }
@@ -161,7 +162,7 @@ func TestAmbiguousLoss(t *testing.T) {
 	}}
 	loser := New(newClient(t, lose), s.Bucket(), "")
 	_, err := loser.Put(t.Context(), key, []byte(data), gateway.IfAbsent())
-	checkKind(t, err, key, gateway.ErrExists)
+	storetest.WantKeyKind(t, "", err, key, gateway.ErrExists)
 	if lose.n.Load() < 2 {
 		t.Fatal("the library did not retry")
 	}
@@ -192,7 +193,7 @@ func TestAmbiguousUnresolved(t *testing.T) {
 	})
 	ambiguous := New(newClient(t, rt), s.Bucket(), "", WithMaxAttempts(2))
 	_, err := ambiguous.Put(t.Context(), "k", []byte("x"), gateway.IfAbsent())
-	checkKind(t, err, "k", gateway.ErrUnknownOutcome)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrUnknownOutcome)
 	if !isPrecondition(err) {
 		t.Errorf("the 412 is not reachable from %q", err)
 	}
@@ -221,7 +222,7 @@ func TestAmbiguousDelete(t *testing.T) {
 		t.Fatal("the library did not retry")
 	}
 	_, err = s.Stat(t.Context(), "state/1.delta")
-	checkKind(t, err, "state/1.delta", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", err, "state/1.delta", gateway.ErrNotFound)
 }
 
 // TestUnconditionalDeleteNotRetried: an unconditional delete is not
@@ -235,7 +236,7 @@ func TestUnconditionalDeleteNotRetried(t *testing.T) {
 	lose := &failFirst{match: isObjectDelete, forward: true}
 	ambiguous := New(newClient(t, lose), s.Bucket(), "")
 	err := ambiguous.Delete(t.Context(), "x", gateway.None())
-	checkKind(t, err, "x", gateway.ErrUnavailable)
+	storetest.WantKeyKind(t, "", err, "x", gateway.ErrUnavailable)
 	if !errors.As(err, new(lostResponse)) {
 		t.Errorf("the transport error is not reachable from %q", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 // TestEmulatorIgnoresDeleteConditions documents the one deviation of
@@ -89,9 +90,9 @@ func TestDeleteBadVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []gateway.Version{"abc", "-3", "0", "1.5"} {
-		checkKind(t, s.Delete(t.Context(), "k", gateway.IfMatch(v)), "k", gateway.ErrPrecondition)
+		storetest.WantKeyKind(t, "", s.Delete(t.Context(), "k", gateway.IfMatch(v)), "k", gateway.ErrPrecondition)
 		_, err := s.Put(t.Context(), "k", []byte("x"), gateway.IfMatch(v))
-		checkKind(t, err, "k", gateway.ErrPrecondition)
+		storetest.WantKeyKind(t, "", err, "k", gateway.ErrPrecondition)
 	}
 	wantObject(t, s, "k", "k", "")
 }

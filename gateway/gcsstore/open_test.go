@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 func mustParse(t testing.TB, raw string) *url.URL {
@@ -264,7 +265,7 @@ func TestOpen(t *testing.T) {
 			wantObject(t, raw, s.Prefix()+"offsets/0", "o0", v)
 			wantObject(t, s, "offsets/0", "o0", v)
 			_, err = s.Put(t.Context(), "offsets/0", []byte("o0"), gateway.IfAbsent())
-			checkKind(t, err, "offsets/0", gateway.ErrExists)
+			storetest.WantKeyKind(t, "", err, "offsets/0", gateway.ErrExists)
 			if strings.Contains(err.Error(), s.Prefix()) {
 				t.Errorf("error %q shows the store prefix", err)
 			}

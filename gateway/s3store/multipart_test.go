@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 // randomBytes returns n deterministic pseudo-random bytes.
@@ -90,7 +91,7 @@ func TestMultipartIfAbsent(t *testing.T) {
 
 	second := randomBytes(size, 2)
 	_, err = s.PutStream(ctx, "state/0/1/2.snapshot", streamOnly{bytes.NewReader(second)}, gateway.IfAbsent())
-	wantKind(t, "second create-only stream", err, gateway.ErrExists, "state/0/1/2.snapshot")
+	storetest.WantKeyKind(t, "second create-only stream", err, "state/0/1/2.snapshot", gateway.ErrExists)
 	wantStream(t, s, "state/0/1/2.snapshot", first, v)
 	wantNoUploads(t, s)
 
@@ -100,9 +101,9 @@ func TestMultipartIfAbsent(t *testing.T) {
 	}
 	wantStream(t, s, "state/0/1/2.snapshot", second, v2)
 	_, err = s.PutStream(ctx, "state/0/1/2.snapshot", streamOnly{bytes.NewReader(first)}, gateway.IfMatch(v))
-	wantKind(t, "stale CAS stream", err, gateway.ErrPrecondition, "state/0/1/2.snapshot")
+	storetest.WantKeyKind(t, "stale CAS stream", err, "state/0/1/2.snapshot", gateway.ErrPrecondition)
 	_, err = s.PutStream(ctx, "state/gone", streamOnly{bytes.NewReader(first)}, gateway.IfMatch(v))
-	wantKind(t, "CAS stream on a missing key", err, gateway.ErrPrecondition, "state/gone")
+	storetest.WantKeyKind(t, "CAS stream on a missing key", err, "state/gone", gateway.ErrPrecondition)
 	wantStream(t, s, "state/0/1/2.snapshot", second, v2)
 	wantNoUploads(t, s)
 
@@ -229,7 +230,7 @@ func TestAmbiguousComplete(t *testing.T) {
 	ft.n, ft.matched = 1, 0
 	ft.mu.Unlock()
 	_, err = s.PutStream(t.Context(), "big", streamOnly{bytes.NewReader(randomBytes(2*MinPartSize+7, 5))}, gateway.IfAbsent())
-	wantKind(t, "lost create after a lost completion answer", err, gateway.ErrExists, "big")
+	storetest.WantKeyKind(t, "lost create after a lost completion answer", err, "big", gateway.ErrExists)
 	wantStream(t, clean, "big", data, v)
 	wantNoUploads(t, clean)
 }

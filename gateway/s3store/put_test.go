@@ -10,19 +10,8 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
-
-// wantKind fails unless err is a *gateway.Error of kind for key.
-func wantKind(t *testing.T, what string, err, kind error, key string) {
-	t.Helper()
-	if !errors.Is(err, kind) {
-		t.Fatalf("%s: error %v, want %v", what, err, kind)
-	}
-	var ge *gateway.Error
-	if !errors.As(err, &ge) || ge.Key != key {
-		t.Fatalf("%s: error %v does not name key %q", what, err, key)
-	}
-}
 
 // wantStored fails unless key holds data at version v.
 func wantStored(t *testing.T, s gateway.Store, key string, data []byte, v gateway.Version) {
@@ -85,12 +74,12 @@ func TestAmbiguousCreateLostRace(t *testing.T) {
 	ft := &faultTransport{match: isObjectPut, fault: lostAnswer, n: 1}
 	s := New(newClient(t, ft.option), clean.bucket, "")
 	_, err = s.Put(t.Context(), "commits/0", []byte("mine"), gateway.IfAbsent())
-	wantKind(t, "lost create", err, gateway.ErrExists, "commits/0")
+	storetest.WantKeyKind(t, "lost create", err, "commits/0", gateway.ErrExists)
 	if ft.Matched() != 2 {
 		t.Fatalf("%d PUTs sent, want 2", ft.Matched())
 	}
 	_, err = s.Put(t.Context(), "commits/0", []byte("mine"), gateway.IfMatch(`"0123456789abcdef0123456789abcdef"`))
-	wantKind(t, "stale CAS", err, gateway.ErrPrecondition, "commits/0")
+	storetest.WantKeyKind(t, "stale CAS", err, "commits/0", gateway.ErrPrecondition)
 	wantStored(t, clean, "commits/0", theirs, v0)
 }
 
@@ -121,7 +110,7 @@ func TestAmbiguousCreateUnreadable(t *testing.T) {
 	}
 	s := New(newClient(t, ft.option), clean.bucket, "")
 	_, err := s.Put(t.Context(), "k", []byte("y"), gateway.IfAbsent())
-	wantKind(t, "put with a failed read-back", err, gateway.ErrUnknownOutcome, "k")
+	storetest.WantKeyKind(t, "put with a failed read-back", err, "k", gateway.ErrUnknownOutcome)
 	if errors.Is(err, gateway.ErrExists) {
 		t.Fatalf("put with a failed read-back: %v is also ErrExists", err)
 	}
@@ -164,7 +153,7 @@ func TestConflictRetried(t *testing.T) {
 	ft.n, ft.matched = 1000, 0
 	ft.mu.Unlock()
 	_, err = s.Put(t.Context(), "commits/2", []byte("c2"), gateway.IfAbsent())
-	wantKind(t, "endless conflict", err, gateway.ErrUnavailable, "commits/2")
+	storetest.WantKeyKind(t, "endless conflict", err, "commits/2", gateway.ErrUnavailable)
 	var ae smithy.APIError
 	if !errors.As(err, &ae) || ae.ErrorCode() != "ConditionalRequestConflict" {
 		t.Fatalf("endless conflict: S3 error not reachable in %v", err)
