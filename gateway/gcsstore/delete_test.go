@@ -30,7 +30,7 @@ func TestEmulatorIgnoresDeleteConditions(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale, _ := generation(v1)
-	err = client.Bucket(s.Bucket()).Object("k").If(storage.Conditions{GenerationMatch: stale}).Delete(t.Context())
+	err = client.Bucket(s.BucketName()).Object("k").If(storage.Conditions{GenerationMatch: stale}).Delete(t.Context())
 	if err != nil {
 		t.Fatalf("fake-gcs-server now refuses a delete with a stale ifGenerationMatch (%v): "+
 			"it honours delete preconditions; remove emulator.GCSDeleteConditions from the tests", err)

@@ -15,13 +15,20 @@ import (
 )
 
 // wrap turns a library error for key into a *gateway.Error of the right
-// kind, keeping err reachable. A cancelled or expired ctx is named in the
-// chain even when the library reported something else.
+// kind, keeping err reachable (for what gateway.Bucket does not wrap:
+// bucket-level calls).
 func wrap(ctx context.Context, op, key string, c gateway.Cond, err error) error {
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-		err = fmt.Errorf("%w (%w)", err, cerr)
-	}
+	err = named(ctx, err)
 	return gateway.E(op, key, kindOf(c, err), err)
+}
+
+// named names a cancelled or expired ctx in err's chain even when the
+// library reported something else.
+func named(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w (%w)", err, cerr)
+	}
+	return err
 }
 
 // kindOf maps a library error to a gateway error kind. c is the condition

@@ -180,7 +180,7 @@ func TestServiceErrors(t *testing.T) {
 func TestRetryableIsRetried(t *testing.T) {
 	s := newStore(t)
 	flaky := &failFirst{match: isUpload, forward: false, status: http.StatusServiceUnavailable}
-	s2 := New(newClient(t, flaky), s.Bucket(), "")
+	s2 := New(newClient(t, flaky), s.BucketName(), "")
 	v, err := s2.Put(t.Context(), "commits/0", []byte("c0"), gateway.IfAbsent())
 	if err != nil {
 		t.Fatalf("put after a 503: %v", err)

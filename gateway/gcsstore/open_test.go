@@ -246,8 +246,8 @@ func TestOpenRefusesCredentialsWithEmulator(t *testing.T) {
 func TestOpen(t *testing.T) {
 	raw := newStore(t) // a bucket, and a client without the URL's prefix
 	for _, u := range []string{
-		"gs://" + raw.Bucket() + "/team/q1?project=ckgate-test",
-		"gs://" + raw.Bucket() + "/other?anonymous=true&endpoint=" + url.QueryEscape(emu.Endpoint),
+		"gs://" + raw.BucketName() + "/team/q1?project=ckgate-test",
+		"gs://" + raw.BucketName() + "/other?anonymous=true&endpoint=" + url.QueryEscape(emu.Endpoint),
 	} {
 		t.Run(u, func(t *testing.T) {
 			st, err := Open(t.Context(), mustParse(t, u))

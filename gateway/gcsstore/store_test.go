@@ -44,7 +44,7 @@ func TestMissingBucket(t *testing.T) {
 func TestBackendPrefix(t *testing.T) {
 	client := newClient(t, nil)
 	root := newStoreOn(t, client, "")
-	s := New(client, root.Bucket(), "/tenant/q1/")
+	s := New(client, root.BucketName(), "/tenant/q1/")
 	if s.Prefix() != "tenant/q1/" {
 		t.Fatalf("prefix %q", s.Prefix())
 	}
@@ -94,7 +94,7 @@ func TestGCSInvalidNames(t *testing.T) {
 // are no keys and are not listed.
 func TestListSkipsPlaceholders(t *testing.T) {
 	s := newStore(t)
-	w := s.bucket.Object("offsets/").NewWriter(t.Context())
+	w := s.d.bucket.Object("offsets/").NewWriter(t.Context())
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestGetStreamReadError(t *testing.T) {
 		}
 		return resp, err
 	})
-	broken := New(newClient(t, rt), s.Bucket(), "", WithMaxAttempts(1))
+	broken := New(newClient(t, rt), s.BucketName(), "", WithMaxAttempts(1))
 	rc, _, err := broken.GetStream(t.Context(), "k")
 	if err != nil {
 		t.Fatal(err)
