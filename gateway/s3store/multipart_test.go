@@ -33,7 +33,7 @@ func (s streamOnly) Read(p []byte) (int, error) { return s.r.Read(p) }
 // wantNoUploads fails when the bucket holds unfinished multipart uploads.
 func wantNoUploads(t *testing.T, s *Store) {
 	t.Helper()
-	out, err := s.client.ListMultipartUploads(t.Context(), &s3.ListMultipartUploadsInput{Bucket: &s.bucket})
+	out, err := s.d.client.ListMultipartUploads(t.Context(), &s3.ListMultipartUploadsInput{Bucket: &s.d.bucket})
 	if err != nil {
 		t.Fatalf("list multipart uploads: %v", err)
 	}
@@ -129,7 +129,7 @@ func listVersions(t *testing.T, s gateway.Store, prefix string) map[string]gatew
 // byte, and exactly two parts round-trip.
 func TestPutStreamPartBoundaries(t *testing.T) {
 	s := newStore(t)
-	s.partSize = MinPartSize
+	s.d.partSize = MinPartSize
 	for i, n := range []int{MinPartSize - 1, MinPartSize, MinPartSize + 1, 2 * MinPartSize} {
 		data := randomBytes(n, uint64(10+i))
 		key := "b/" + string(rune('a'+i))
@@ -179,7 +179,7 @@ func (f *failAfter) Read(p []byte) (int, error) {
 // middle of a multipart upload leaves no object and no upload behind.
 func TestPutStreamAborted(t *testing.T) {
 	s := newStore(t)
-	s.partSize = MinPartSize
+	s.d.partSize = MinPartSize
 	data := randomBytes(3*MinPartSize+1, 3)
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -212,8 +212,8 @@ func TestPutStreamAborted(t *testing.T) {
 func TestAmbiguousComplete(t *testing.T) {
 	clean := newStore(t)
 	ft := &faultTransport{match: isComplete, fault: lostAnswer, n: 1}
-	s := New(newClient(t, ft.option), clean.bucket, "")
-	s.partSize = MinPartSize
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
+	s.d.partSize = MinPartSize
 	data := randomBytes(2*MinPartSize+7, 4)
 	v, err := s.PutStream(t.Context(), "big", streamOnly{bytes.NewReader(data)}, gateway.IfAbsent())
 	if err != nil {
@@ -240,9 +240,9 @@ func TestAmbiguousComplete(t *testing.T) {
 func TestMultipartConflictRetried(t *testing.T) {
 	clean := newStore(t)
 	ft := &faultTransport{match: isComplete, fault: answer(http.StatusConflict, "ConditionalRequestConflict"), n: 2}
-	s := New(newClient(t, ft.option), clean.bucket, "")
-	s.partSize = MinPartSize
-	s.backoff = 0
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
+	s.d.partSize = MinPartSize
+	s.d.backoff = 0
 	data := randomBytes(MinPartSize+1, 6)
 	v, err := s.PutStream(t.Context(), "k", streamOnly{bytes.NewReader(data)}, gateway.IfAbsent())
 	if err != nil {

@@ -39,17 +39,7 @@ func refused(c gateway.Cond, err error) bool {
 // Put stores data under key with one PutObject. IfAbsent sends
 // If-None-Match: *, IfMatch sends If-Match: <etag>; S3 evaluates them
 // atomically with the write.
-func (s *Store) Put(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
-	if err := gateway.ValidateKey("put", key); err != nil {
-		return "", err
-	}
-	if err := gateway.CheckPutCond(key, c); err != nil {
-		return "", err
-	}
-	return s.putObject(ctx, key, data, c)
-}
-
-func (s *Store) putObject(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
+func (s *driver) Put(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
 	ifMatch, ifNoneMatch := condHeaders(c)
 	// A fresh id in the object's metadata tells this write from another
 	// writer's with the same bytes when a refusal is read back.

@@ -34,7 +34,7 @@ func wantStored(t *testing.T, s gateway.Store, key string, data []byte, v gatewa
 func TestAmbiguousCreate(t *testing.T) {
 	clean := newStore(t)
 	ft := &faultTransport{match: isObjectPut, fault: lostAnswer, n: 1}
-	s := New(newClient(t, ft.option), clean.bucket, "")
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
 
 	data := []byte("offsets/0 written once")
 	v, err := s.Put(t.Context(), "offsets/0", data, gateway.IfAbsent())
@@ -72,7 +72,7 @@ func TestAmbiguousCreateLostRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	ft := &faultTransport{match: isObjectPut, fault: lostAnswer, n: 1}
-	s := New(newClient(t, ft.option), clean.bucket, "")
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
 	_, err = s.Put(t.Context(), "commits/0", []byte("mine"), gateway.IfAbsent())
 	storetest.WantKeyKind(t, "lost create", err, "commits/0", gateway.ErrExists)
 	if ft.Matched() != 2 {
@@ -108,7 +108,7 @@ func TestAmbiguousCreateUnreadable(t *testing.T) {
 		},
 		n: 1000,
 	}
-	s := New(newClient(t, ft.option), clean.bucket, "")
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
 	_, err := s.Put(t.Context(), "k", []byte("y"), gateway.IfAbsent())
 	storetest.WantKeyKind(t, "put with a failed read-back", err, "k", gateway.ErrUnknownOutcome)
 	if errors.Is(err, gateway.ErrExists) {
@@ -135,8 +135,8 @@ func mustStat(t *testing.T, s gateway.Store, key string) gateway.Attrs {
 func TestConflictRetried(t *testing.T) {
 	clean := newStore(t)
 	ft := &faultTransport{match: isObjectPut, fault: answer(http.StatusConflict, "ConditionalRequestConflict"), n: 3}
-	s := New(newClient(t, ft.option), clean.bucket, "")
-	s.backoff = 0
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
+	s.d.backoff = 0
 
 	v, err := s.Put(t.Context(), "commits/1", []byte("c1"), gateway.IfAbsent())
 	if err != nil {
@@ -158,8 +158,8 @@ func TestConflictRetried(t *testing.T) {
 	if !errors.As(err, &ae) || ae.ErrorCode() != "ConditionalRequestConflict" {
 		t.Fatalf("endless conflict: S3 error not reachable in %v", err)
 	}
-	if ft.Matched() != s.conflictRetries+1 {
-		t.Fatalf("%d PUTs sent, want %d", ft.Matched(), s.conflictRetries+1)
+	if ft.Matched() != s.d.conflictRetries+1 {
+		t.Fatalf("%d PUTs sent, want %d", ft.Matched(), s.d.conflictRetries+1)
 	}
 	if _, err := clean.Stat(t.Context(), "commits/2"); !errors.Is(err, gateway.ErrNotFound) {
 		t.Fatalf("stat after refused put: %v, want not found", err)
@@ -167,8 +167,8 @@ func TestConflictRetried(t *testing.T) {
 
 	// Deletes retry conflicts too.
 	dt := &faultTransport{match: isObjectDelete, fault: answer(http.StatusConflict, "ConditionalRequestConflict"), n: 2}
-	d := New(newClient(t, dt.option), clean.bucket, "")
-	d.backoff = 0
+	d := New(newClient(t, dt.option), clean.d.bucket, "")
+	d.d.backoff = 0
 	if err := d.Delete(t.Context(), "commits/1", gateway.IfMatch(v)); err != nil {
 		t.Fatalf("delete after two conflicts: %v", err)
 	}
@@ -198,7 +198,7 @@ func TestDeleteIsConditional(t *testing.T) {
 		},
 		n: 1,
 	}
-	s := New(newClient(t, ft.option), clean.bucket, "")
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
 	if err := s.Delete(t.Context(), "k", gateway.None()); err != nil {
 		t.Fatalf("delete: %v", err)
 	}

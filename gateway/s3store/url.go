@@ -271,6 +271,6 @@ func Open(ctx context.Context, u *url.URL) (gateway.Store, error) {
 		o.UsePathStyle = s.PathStyle
 	})
 	st := New(client, s.Bucket, s.Prefix)
-	st.partSize = s.PartSize
+	st.d.partSize = s.PartSize
 	return st, nil
 }
