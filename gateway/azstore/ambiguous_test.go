@@ -179,7 +179,7 @@ func TestAmbiguousCASResolved(t *testing.T) {
 // of PutStream.
 func TestAmbiguousStreamCommitResolved(t *testing.T) {
 	s, ht, plain := newHookedStore(t, nil)
-	s.blockSize = 1 << 10
+	s.d.blockSize = 1 << 10
 	data := bytes.Repeat([]byte("0123456789abcdef"), 300) // 4.8 KiB: 5 blocks
 	hook, fired := appliedThenTimeout(func(r *http.Request) bool {
 		return isWrite(r) && r.URL.Query().Get("comp") == "blocklist"

@@ -17,7 +17,7 @@ import (
 // against U+E000-U+FFFF) and across pages.
 func TestListByteOrder(t *testing.T) {
 	s := newStore(t, "")
-	s.pageSize = 2
+	s.d.pageSize = 2
 	keys := []string{
 		"u/a", "u/\ud7ff", "u/\ue000", "u/\uff01", "u/😀", "u/😀/x", "u/\uff01/x", "u/z",
 		"v/\U0001F600\uff01", "v/\U0001F600\U0001F601", "v/\uff01\U0001F600", "v/plain",
@@ -91,7 +91,7 @@ func TestBackendPrefix(t *testing.T) {
 // TestListPaging: many pages of a small size.
 func TestListPaging(t *testing.T) {
 	s := newStore(t, "p")
-	s.pageSize = 7
+	s.d.pageSize = 7
 	var want []string
 	for i := range 50 {
 		k := fmt.Sprintf("k/%03d", i)
@@ -115,7 +115,7 @@ func TestListPaging(t *testing.T) {
 func TestCreateOverUncommittedBlocks(t *testing.T) {
 	s := newStore(t, "")
 	ctx := t.Context()
-	if _, err := s.blob("k").StageBlock(ctx, blockID(newWriteID(), 0), streaming.NopCloser(bytes.NewReader([]byte("junk"))), nil); err != nil {
+	if _, err := s.d.blob("k").StageBlock(ctx, blockID(newWriteID(), 0), streaming.NopCloser(bytes.NewReader([]byte("junk"))), nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := storetest.Keys(t, s, ""); len(got) != 0 {
@@ -137,7 +137,7 @@ func TestCreateOverUncommittedBlocks(t *testing.T) {
 		if err := s.Delete(ctx, "k", gateway.None()); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.blob("k").StageBlock(ctx, blockID(newWriteID(), 0), streaming.NopCloser(bytes.NewReader([]byte("junk"))), nil); err != nil {
+		if _, err := s.d.blob("k").StageBlock(ctx, blockID(newWriteID(), 0), streaming.NopCloser(bytes.NewReader([]byte("junk"))), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

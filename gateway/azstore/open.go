@@ -379,7 +379,7 @@ func open(_ context.Context, u *url.URL, getenv func(string) string, opts *conta
 		return nil, fmt.Errorf("azure store %s: %s: %s", c, p.method, gateway.Redact(err.Error()))
 	}
 	s := New(client, c.Prefix)
-	s.auth = p.method
+	s.d.auth = p.method
 	return s, nil
 }
 
