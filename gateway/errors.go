@@ -107,12 +107,20 @@ func KindOf(err error) error {
 	if errors.As(err, &ge) {
 		return ge.Kind
 	}
-	for _, k := range kinds {
-		if errors.Is(err, k.err) {
-			return k.err
+	for _, k := range kindOrder {
+		if errors.Is(err, k) {
+			return k
 		}
 	}
 	return nil
+}
+
+// kindOrder is the order KindOf tries the kinds of an error that is no
+// *Error: the store kinds first. A URL error has no kind for KindOf (only
+// a name).
+var kindOrder = []error{
+	ErrNotFound, ErrExists, ErrPrecondition, ErrPermission, ErrUnavailable,
+	ErrUnsupported, ErrInvalidKey, ErrTooLarge, ErrDenied, ErrFenced, ErrInUse, ErrUnknownOutcome,
 }
 
 // KindName returns the stable name of err's kind, as reports, metric
@@ -133,7 +141,7 @@ func KindName(err error) string {
 	}
 	kind := KindOf(err)
 	for _, k := range kinds {
-		if k.err == kind {
+		if k.err == kind || kind == nil && errors.Is(err, k.err) {
 			return k.name
 		}
 	}
