@@ -25,7 +25,8 @@
 // driver's optional NameChecker), condition checks (CheckPutCond,
 // CheckDeleteCond), the context check, the key prefix (NewBucket's prefix,
 // WithPrefix), wrapping each error once as an *Error naming the caller's
-// key, and the closed guard. memstore is the whole of such a driver in
+// key, and the closed guard. Every backend here is such a driver (filestore,
+// s3store, gcsstore, azstore, memstore); memstore is the whole of one in
 // under 200 lines. Metrics, faults, policy and logging are decorators over
 // any Store (Metrics.Wrap, Faults.Wrap, WithAuthorizer, Intercept), never a
 // backend's concern. A driver that writes conditionally puts a fresh write
