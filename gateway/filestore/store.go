@@ -33,12 +33,11 @@ type driver struct {
 	closed bool
 }
 
+// Store is a gateway.Store (and, through its Bucket, a BucketMaker and a
+// Closer) over driver.
 var (
-	_ gateway.Store       = (*Store)(nil)
-	_ gateway.BucketMaker = (*Store)(nil)
-	_ gateway.Closer      = (*Store)(nil)
-	_ gateway.Driver      = (*driver)(nil)
-	_ gateway.NameChecker = (*driver)(nil)
+	_ gateway.Store  = (*Store)(nil)
+	_ gateway.Driver = (*driver)(nil)
 )
 
 // New returns a store rooted at the existing directory root. A missing

@@ -59,12 +59,11 @@ type driver struct {
 	owned     bool // Close closes client
 }
 
+// Store is a gateway.Store (and, through its Bucket, a BucketMaker and a
+// Closer) over driver.
 var (
-	_ gateway.Store       = (*Store)(nil)
-	_ gateway.BucketMaker = (*Store)(nil)
-	_ gateway.Closer      = (*Store)(nil)
-	_ gateway.Driver      = (*driver)(nil)
-	_ gateway.NameChecker = (*driver)(nil)
+	_ gateway.Store  = (*Store)(nil)
+	_ gateway.Driver = (*driver)(nil)
 )
 
 // Option configures a Store made by New.
