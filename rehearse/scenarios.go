@@ -507,11 +507,8 @@ func errKind(err error) string {
 	if errors.Is(err, ErrPanic) {
 		return "engine_panic"
 	}
-	for _, k := range []error{gateway.ErrUnknownOutcome, gateway.ErrFenced, gateway.ErrInUse, gateway.ErrExists,
-		gateway.ErrPrecondition, gateway.ErrNotFound, gateway.ErrUnavailable} {
-		if errors.Is(err, k) {
-			return strings.ReplaceAll(k.Error(), " ", "_")
-		}
+	if k := gateway.KindName(err); k != "" {
+		return k
 	}
 	return "other"
 }
