@@ -362,7 +362,7 @@ func parseConnectionString(s string) (connString, error) {
 // Open opens the store named by u (see the package documentation), reading
 // credentials from the environment. It makes no request.
 func Open(ctx context.Context, u *url.URL) (gateway.Store, error) {
-	return open(ctx, u, os.Getenv, ClientOptions())
+	return open(ctx, u, os.Getenv, withTryTimeout(ctx, ClientOptions()))
 }
 
 func open(_ context.Context, u *url.URL, getenv func(string) string, opts *container.ClientOptions) (*Store, error) {

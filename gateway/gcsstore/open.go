@@ -238,6 +238,9 @@ func Open(ctx context.Context, u *url.URL) (gateway.Store, error) {
 		return nil, err
 	}
 	opts, err := cfg.ClientOptions(ctx)
+	if err == nil {
+		opts, err = withTryTimeout(ctx, cfg.Bucket, opts)
+	}
 	if err != nil {
 		return nil, err
 	}
