@@ -89,7 +89,7 @@ func (r *Registry) Open(ctx context.Context, raw string) (Store, error) {
 		return nil, fmt.Errorf("store URL %q: unknown scheme %q (known: %s)",
 			Redact(raw), u.Scheme, strings.Join(r.Schemes(), ", "))
 	}
-	u, d, err := takeTryTimeout(u)
+	u, d, err := TakeTryTimeout(u)
 	if err != nil {
 		return nil, err
 	}

@@ -37,9 +37,10 @@ func TryTimeout(ctx context.Context) time.Duration {
 	return d
 }
 
-// takeTryTimeout removes TryTimeoutParam from u's query and returns it.
-// The local disk takes none: it is refused there.
-func takeTryTimeout(u *url.URL) (*url.URL, time.Duration, error) {
+// TakeTryTimeout removes TryTimeoutParam from u's query and returns it
+// (the registry's Open does; so does anything else that opens a backend by
+// URL). The local disk takes none: it is refused there.
+func TakeTryTimeout(u *url.URL) (*url.URL, time.Duration, error) {
 	if u.RawQuery == "" {
 		return u, 0, nil
 	}

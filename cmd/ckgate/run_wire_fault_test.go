@@ -33,12 +33,13 @@ const wireFaultRate = 0.05
 // the matrix's: 0 lost, 0 duplicated, the log without gap or double entry.
 // A run may end on a store error the faults caused (unavailable, or the
 // outcome of a write unknown): it is restarted like a killed one, and
-// counted. CKGATE_SOAK_RUNS sets the runs per cell (default 1 here).
+// counted. CKGATE_SOAK_WIRE_RUNS sets the runs per cell (default 1; `make
+// soak` runs SOAK_WIRE_RUNS, enough for its goal of 500 faults per cloud).
 func TestRunSurvivesWireFaultsAndSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the CLI many times")
 	}
-	runs := soakRuns(t, 1)
+	runs := wireRuns(t)
 	for _, cl := range []struct {
 		name  string
 		start func(t *testing.T) wireCloud
@@ -53,7 +54,7 @@ func TestRunSurvivesWireFaultsAndSIGKILL(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { p.Close() })
-			bucket := wc.bucket(t, p.URL())
+			bucket := wc.bucket(t, p.URL(), bucketName())
 			ckgate(t, Options{}, "", "store", "mb", bucket.mb).want(t, 0)
 			p.SetRules(wireFaultRules()...)
 			f := &wireFigures{}
@@ -133,8 +134,9 @@ type wireCloud struct {
 	target      string
 	provider    faultproxy.Provider
 	rewriteHost bool
-	// bucket returns a new bucket's URLs reached through the proxy at base.
-	bucket func(t *testing.T, base string) wireBucket
+	// bucket returns the URLs of bucket name reached through base (the
+	// proxy, or target itself) and points the environment at base.
+	bucket func(t *testing.T, base, name string) wireBucket
 }
 
 // wireBucket is where a cell's runs keep their checkpoints.
@@ -149,8 +151,7 @@ func wireS3(t *testing.T) wireCloud {
 	emulator.Require(t, err)
 	t.Cleanup(emu.Stop)
 	emu.SetEnv(t)
-	return wireCloud{target: emu.Endpoint, provider: faultproxy.S3, bucket: func(t *testing.T, base string) wireBucket {
-		b := bucketName()
+	return wireCloud{target: emu.Endpoint, provider: faultproxy.S3, bucket: func(t *testing.T, base, b string) wireBucket {
 		q := url.Values{"endpoint": {base}, "path_style": {"true"}, "region": {emu.Region}, "try_timeout": {wireTryTimeout}}.Encode()
 		return wireBucket{mb: "s3://" + b + "?" + q,
 			root: func(run int, what string) string { return fmt.Sprintf("s3://%s/run-%d/%s?%s", b, run, what, q) }}
@@ -161,11 +162,10 @@ func wireGCS(t *testing.T) wireCloud {
 	emu, err := emulator.StartFakeGCS(startCtx(t))
 	emulator.Require(t, err)
 	t.Cleanup(emu.Stop)
-	return wireCloud{target: "http://" + emu.Host, provider: faultproxy.GCS, rewriteHost: true, bucket: func(t *testing.T, base string) wireBucket {
+	return wireCloud{target: "http://" + emu.Host, provider: faultproxy.GCS, rewriteHost: true, bucket: func(t *testing.T, base, b string) wireBucket {
 		// The children and this process's reconciliation both go through
 		// the proxy (the rules are off by then).
 		t.Setenv("STORAGE_EMULATOR_HOST", strings.TrimPrefix(base, "http://"))
-		b := bucketName()
 		q := "try_timeout=" + wireTryTimeout
 		return wireBucket{mb: "gs://" + b + "?project=ckgate-test&" + q,
 			root: func(run int, what string) string { return fmt.Sprintf("gs://%s/run-%d/%s?%s", b, run, what, q) }}
@@ -180,8 +180,7 @@ func wireAzure(t *testing.T) wireCloud {
 	t.Setenv("AZURE_STORAGE_SAS_TOKEN", "")
 	t.Setenv("AZURE_STORAGE_KEY", emu.Key)
 	return wireCloud{target: strings.TrimSuffix(emu.ServiceURL, "/"+emu.Account), provider: faultproxy.Azure,
-		bucket: func(t *testing.T, base string) wireBucket {
-			c := bucketName()
+		bucket: func(t *testing.T, base, c string) wireBucket {
 			q := url.Values{"endpoint": {base + "/" + emu.Account}, "try_timeout": {wireTryTimeout}}.Encode()
 			return wireBucket{mb: "az://" + emu.Account + "/" + c + "?" + q,
 				root: func(run int, what string) string {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -10,11 +12,22 @@ import (
 )
 
 // wireSoakGoal is the fewest faults a wire-fault cell must inject per cloud
-// at `make soak`'s default run count (wireSoakGoalRuns).
-const (
-	wireSoakGoal     = 500
-	wireSoakGoalRuns = 50
-)
+// under `make soak` (CKGATE_SOAK_REPORT set).
+const wireSoakGoal = 500
+
+// wireRuns is CKGATE_SOAK_WIRE_RUNS, default 1 (make test).
+func wireRuns(t *testing.T) int {
+	t.Helper()
+	v := os.Getenv("CKGATE_SOAK_WIRE_RUNS")
+	if v == "" {
+		return 1
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("CKGATE_SOAK_WIRE_RUNS=%q: want a positive number", v)
+	}
+	return n
+}
 
 // wireFigures counts what a wire-fault cell injected and how its runs
 // settled it.
@@ -87,7 +100,7 @@ func (f *wireFigures) report(t *testing.T, cloud string, p *faultproxy.Proxy, kf
 	if total == 0 {
 		t.Fatal("no fault was injected: the cell proves nothing")
 	}
-	if kf.runs >= wireSoakGoalRuns && total < wireSoakGoal {
-		t.Fatalf("%d faults injected in %d runs, goal >= %d", total, kf.runs, wireSoakGoal)
+	if os.Getenv("CKGATE_SOAK_REPORT") != "" && total < wireSoakGoal {
+		t.Fatalf("%d faults injected in %d runs, the soak's goal is >= %d: raise SOAK_WIRE_RUNS", total, kf.runs, wireSoakGoal)
 	}
 }

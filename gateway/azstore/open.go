@@ -362,10 +362,11 @@ func parseConnectionString(s string) (connString, error) {
 // Open opens the store named by u (see the package documentation), reading
 // credentials from the environment. It makes no request.
 func Open(ctx context.Context, u *url.URL) (gateway.Store, error) {
-	return open(ctx, u, os.Getenv, withTryTimeout(ctx, ClientOptions()))
+	return open(ctx, u, os.Getenv, ClientOptions())
 }
 
-func open(_ context.Context, u *url.URL, getenv func(string) string, opts *container.ClientOptions) (*Store, error) {
+func open(ctx context.Context, u *url.URL, getenv func(string) string, opts *container.ClientOptions) (*Store, error) {
+	opts = withTryTimeout(ctx, opts)
 	c, err := ParseURL(u)
 	if err != nil {
 		return nil, err

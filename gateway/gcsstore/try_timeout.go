@@ -13,6 +13,17 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 )
 
+// ClientOptions returns the client options cfg asks for (credentials,
+// endpoint; with STORAGE_EMULATOR_HOST set, credentials_file and
+// impersonate are refused) and the per-try timeout of ctx.
+func (cfg Config) ClientOptions(ctx context.Context) ([]option.ClientOption, error) {
+	opts, err := cfg.clientOptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return withTryTimeout(ctx, cfg.Bucket, opts)
+}
+
 // withTryTimeout adds to opts an HTTP client whose attempts are bounded by
 // the per-try timeout of ctx (the URL's try_timeout, see
 // gateway.TryTimeoutParam), body included; the library's retryer retries a
