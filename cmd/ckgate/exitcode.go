@@ -65,7 +65,6 @@ func (e *interruptedError) Unwrap() []error { return []error{context.Canceled, e
 //
 //	nil                                               0
 //	context.Canceled (a signal arrived)               130
-//	gateway.ErrDenied failing closed on ErrUnavailable 1
 //	gateway.ErrDenied                                 4
 //	ErrInUse, ErrFenced, ErrExists, ErrPrecondition   3
 //	UsageError, flag-parse and help-topic errors,
@@ -90,10 +89,6 @@ func ExitCode(err error) int {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.Is(err, gateway.ErrDenied) && errors.Is(err, gateway.ErrUnavailable):
-		// The guard refused because the store did not answer while it
-		// looked for checkpoint roots: retryable, not the policy's verdict.
-		return ExitFailure
 	case errors.Is(err, gateway.ErrDenied):
 		return ExitDenied
 	case errors.Is(err, gateway.ErrInUse), errors.Is(err, gateway.ErrFenced),

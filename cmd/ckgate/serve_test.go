@@ -65,6 +65,14 @@ func startServeAs(t *testing.T, credsYAML string) (endpoint, dir string, stop fu
 	if err := os.WriteFile(filepath.Join(dir, "ckpt", "README"), []byte("bucket\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	endpoint, stop = serveOn(t, dir, credsYAML)
+	return endpoint, dir, stop
+}
+
+// serveOn runs `ckgate serve --store storeURL` in process with the
+// credentials file credsYAML; see startServe.
+func serveOn(t *testing.T, storeURL, credsYAML string) (endpoint string, stop func() (int, string)) {
+	t.Helper()
 	creds := filepath.Join(t.TempDir(), "creds.yaml")
 	if err := os.WriteFile(creds, []byte(credsYAML), 0o600); err != nil {
 		t.Fatal(err)
@@ -79,7 +87,7 @@ func startServeAs(t *testing.T, credsYAML string) (endpoint, dir string, stop fu
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(ctx, Options{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: errOut},
-			[]string{"ckgate", "serve", "--listen", addr, "--store", dir, "--credentials", creds})
+			[]string{"ckgate", "serve", "--listen", addr, "--store", storeURL, "--credentials", creds})
 	}()
 	select {
 	case <-errOut.ready:
@@ -98,7 +106,7 @@ func startServeAs(t *testing.T, credsYAML string) (endpoint, dir string, stop fu
 		return code, errOut.String()
 	}
 	t.Cleanup(func() { stop() })
-	return "http://" + addr, dir, stop
+	return "http://" + addr, stop
 }
 
 // requireTool finds a client program; missing, the test fails under CI.
