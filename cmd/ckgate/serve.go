@@ -22,7 +22,12 @@ func (e *env) serveCommand() *cli.Command {
 			"retention, housekeeping, admin) that the policies decide every PUT, COPY and DELETE for, as for\n" +
 			"the engine. A write of a checkpoint log entry (offsets/N, commits/N, metadata, sources/*/N,\n" +
 			"_spark_metadata/N) is create-only on the store: of racing writers one wins, the others get\n" +
-			"412 PreconditionFailed. See docs/serve.md for pointing Spark's S3A at it.\n\n" +
+			"412 PreconditionFailed. The first job principal to write a root's metadata owns the root\n" +
+			"(<root>/_ckgate/root-owner): other principals' writes under it are refused (CKG-P014). A job\n" +
+			"deletes only what its own purge removes (CKG-P002: entries below the restart floor, compacted\n" +
+			"ones). With S3A's audit referrer, a driver process that a newer one has committed over is\n" +
+			"fenced (CKG-P015). --dry-run decides and logs every request without enforcing it.\n" +
+			"See docs/serve.md for pointing Spark's S3A at it.\n\n" +
 			"Handled: ListBuckets, CreateBucket, HeadBucket, ListObjects(V2), HeadObject, GetObject (Range,\n" +
 			"If-Match/If-None-Match), PutObject (If-None-Match *, If-Match), CopyObject (copy-source\n" +
 			"conditions), DeleteObject (If-Match), DeleteObjects. Anything else answers NotImplemented.\n\n" +
@@ -33,6 +38,7 @@ func (e *env) serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "store", Required: true, Usage: "the store `URL` buckets live in (file://, s3://, gs://, az://, a path)"},
 			&cli.StringFlag{Name: "credentials", Required: true, Usage: "the access keys and principals, a YAML `FILE` (mode 600)"},
 			&cli.StringFlag{Name: "region", Usage: "accept only signatures for `REGION` (default: any)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "decide and log every request without enforcing the policy: refusals are recorded in --decision-log (result deny, dry_run true) and let through; log entries stay create-only (for onboarding a production job)"},
 			decisionLogFlag(),
 		}, policyFlags()...),
 		Action: e.serve,
@@ -42,6 +48,9 @@ func (e *env) serveCommand() *cli.Command {
 func (e *env) serve(c *cli.Context) error {
 	if _, err := args(c, 0, 0); err != nil {
 		return err
+	}
+	if c.Bool("dry-run") && c.String("decision-log") == "" {
+		return &InputError{Err: fmt.Errorf("--dry-run needs --decision-log FILE: it is where the refusals it lets through are recorded")}
 	}
 	creds, err := s3serve.LoadCredentials(c.String("credentials"))
 	if err != nil {
@@ -70,7 +79,7 @@ func (e *env) serve(c *cli.Context) error {
 	}()
 	guard := func(p s3serve.Principal) (gateway.Store, error) {
 		g, done, err := e.guard(c.Context, c, st, policy.GuardConfig{Engine: eng, Log: log, StoreURL: storeURL,
-			Principal: policy.Principal{ID: p.ID, Kind: p.Kind}, WriterSession: p.Kind == policy.KindJob})
+			Principal: policy.Principal{ID: p.ID, Kind: p.Kind}, WriterSession: p.Kind == policy.KindJob, RootOwners: true, DryRun: c.Bool("dry-run")})
 		if err == nil {
 			closers = append(closers, done) // under the backend's lock: one guard per principal
 		}

@@ -250,6 +250,15 @@ func TestServeRefusesReadableCredentials(t *testing.T) {
 	}
 }
 
+func TestServeDryRunNeedsDecisionLog(t *testing.T) {
+	creds := filepath.Join(t.TempDir(), "creds.yaml")
+	if err := os.WriteFile(creds, []byte(serveCreds), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ckgate(t, Options{}, "", "serve", "--dry-run", "--listen", "127.0.0.1:1", "--store", t.TempDir(), "--credentials", creds).
+		wantErr(t, 2, "--dry-run needs --decision-log")
+}
+
 // TestServeVersitygwSuite runs versitygw's own integration tests (the
 // list in testdata/serve-versitygw-tests.txt: those of the groups that
 // apply that ckgate serve passes) against ckgate serve over the local
