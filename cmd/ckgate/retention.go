@@ -183,12 +183,8 @@ func (e *env) retentionPlanFor(c *cli.Context, st gateway.Store, raw string, p l
 
 // queryIDOf is the query id in st's metadata ("" when it has none).
 func queryIDOf(c *cli.Context, st gateway.Store) string {
-	if data, _, err := gateway.GetBounded(c.Context, st, checkpoint.MetadataKey, 0); err == nil {
-		if q, err := policy.ParseMetadata(data); err == nil {
-			return q
-		}
-	}
-	return ""
+	q, _ := checkpoint.ReadQueryID(c.Context, st)
+	return q
 }
 
 func (e *env) retentionPlan(c *cli.Context) error {

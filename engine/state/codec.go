@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"hash/crc32"
 
-	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/checkpoint/errkind"
 )
 
 // ErrCorrupt is returned for bytes that are not a state file. It is the
-// one checkpoint.ErrCorrupt (engine.ErrCorrupt is it too).
-var ErrCorrupt = checkpoint.ErrCorrupt
+// one value checkpoint.ErrCorrupt and engine.ErrCorrupt are too.
+var ErrCorrupt = errkind.Corrupt
 
 const (
 	magic        = "CKGS"
