@@ -125,4 +125,25 @@
 //     file source log up to a log offset or a batch (ParseFilesBoundary), or
 //     named. The files source skips them on every run on the new root, so
 //     the new checkpoint's first batch starts right after the boundary.
+//
+// # Errors
+//
+// Checked with errors.Is; the CLI's exit status is in brackets:
+//
+//   - ErrBadPolicy [1]: a RetentionPolicy that cannot be applied (no clock,
+//     a negative duration, min batches below 1).
+//   - ErrPlanFile [2]: a retention plan file that is not one; ErrPlanStale
+//     [3]: the checkpoint changed since the plan was reviewed (a
+//     *StaleError, also gateway.ErrPrecondition).
+//   - ErrNoBrokers [2]: gap on a Kafka checkpoint without brokers.
+//   - ErrBadBoundary [2]: a fresh-start boundary that does not parse.
+//   - ErrOverlap [2]: archive, restore or fresh-start locations inside one
+//     another (CheckApart).
+//   - ErrDestNotEmpty [3] (gateway.ErrExists), ErrNotRegular [1],
+//     ErrVerify [1] (a *VerifyError lists the mismatches), ErrNotArchive
+//     [2], ErrArchived (a run on an archived root is refused as in use
+//     [3]), ErrRestoreIncomplete [1].
+//   - checkpoint.ErrNotCheckpoint [2] and checkpoint.ErrCorrupt [1; 2 for
+//     gap and fresh-start, whose input it is] from the files read; store
+//     errors pass through wrapped with the key.
 package lifecycle

@@ -419,17 +419,21 @@ func (pl *planner) state() {
 	}
 }
 
-// statePlain: the newest base at or below R and everything after it.
+// statePlain: the base of version R's chain (checkpoint.WalkStateChain:
+// the newest snapshot at or below R) and everything after it.
 func (pl *planner) statePlain(fs []stateFile) {
 	if len(fs) == 0 {
 		return
 	}
 	r := *pl.b.RetainFrom
+	files := make([]checkpoint.StateFile, len(fs))
+	for i, f := range fs {
+		files[i] = checkpoint.StateFile{Key: f.key, Name: f.name, Modified: pl.objs[f.key].Modified}
+	}
+	versions, pick := checkpoint.NewStatePicker(files)
 	base := int64(-1)
-	for _, f := range fs {
-		if f.name.IsBase() && f.name.Version <= r && f.name.Version > base {
-			base = f.name.Version
-		}
+	if ch := checkpoint.WalkStateChain(r, versions, func(v int64, b bool) string { return pick(v, b, "") }); ch.From > 0 {
+		base = ch.From
 	}
 	none := fmt.Sprintf("no snapshot at or below version %d: every version is needed", r)
 	older := fmt.Sprintf("older than snapshot %d, which rebuilds the retained versions (>= %d)", base, r)
@@ -504,7 +508,7 @@ func (pl *planner) stateUID(dir string, fs []stateFile) {
 			return
 		}
 		for _, t := range tips {
-			if !pl.chain(t.key, fmt.Sprintf("named by commits/%d", n), needed) {
+			if ch := pl.chain(t.key, fmt.Sprintf("named by commits/%d", n), needed); ch.Problem != "" {
 				keepAll(fmt.Sprintf("rebuild chain of %s not decoded or broken: kept", t.key))
 				return
 			}
@@ -526,42 +530,38 @@ func (pl *planner) stateUID(dir string, fs []stateFile) {
 	}
 }
 
-// chain marks key and the files it is rebuilt from; false when a link is
-// unknown or a file is missing.
-func (pl *planner) chain(key, why string, needed map[string]string) bool {
-	for depth := 0; ; depth++ {
-		if _, ok := pl.objs[key]; !ok || depth > 1_000_000 {
-			return false
+// chain marks key and the files it is rebuilt from (checkpoint.
+// LinkedStateChain over what ReadListing decoded, l.Deps) in needed, with
+// why for key; a chain with a Problem (a link not decoded, a file
+// missing) marks nothing.
+func (pl *planner) chain(key, why string, needed map[string]string) checkpoint.StateChain {
+	listed := func(k string) bool { _, ok := pl.objs[k]; return ok }
+	links := func(k string) (checkpoint.StateLinks, string) {
+		if n, ok := checkpoint.ParseStateFileName(path.Base(k)); ok && n.IsBase() {
+			return checkpoint.StateLinks{Base: true}, ""
 		}
-		if _, seen := needed[key]; seen {
-			return true
-		}
-		needed[key] = why
-		n, ok := checkpoint.ParseStateFileName(path.Base(key))
-		if ok && n.IsBase() {
-			return true
-		}
-		d, ok := pl.listing.Deps[key]
+		d, ok := pl.listing.Deps[k]
 		if !ok {
-			return false
+			return checkpoint.StateLinks{}, k + ": rebuild links not decoded"
 		}
-		why = "rebuilds " + key
-		if d.Complete {
-			for _, k := range d.Keys {
-				if _, ok := pl.objs[k]; !ok {
-					return false
-				}
-				if _, seen := needed[k]; !seen {
-					needed[k] = why
-				}
-			}
-			return true
-		}
-		if len(d.Keys) == 0 {
-			return true // built on the empty state
-		}
-		key = d.Keys[0]
+		return checkpoint.StateLinks{Keys: d.Keys, Complete: d.Complete}, ""
 	}
+	known := func(k string) bool { _, ok := needed[k]; return ok }
+	ch := checkpoint.LinkedStateChain(key, why, listed, links, known)
+	if ch.Problem != "" {
+		return ch
+	}
+	for i, k := range ch.Keys {
+		if _, seen := needed[k]; seen {
+			continue
+		}
+		if ch.By[i] == "" {
+			needed[k] = why
+		} else {
+			needed[k] = "rebuilds " + ch.By[i]
+		}
+	}
+	return ch
 }
 
 // rocksdbFiles decides the SSTs/ and logs/ files of RocksDB store
