@@ -189,7 +189,10 @@ func jsonDiff(a, b any) string {
 	_ = json.Unmarshal(ja, &ma)
 	_ = json.Unmarshal(jb, &mb)
 	var diffs []string
-	for _, k := range slices.Sorted(maps.Keys(mergeKeys(ma, mb))) {
+	all := map[string]any{}
+	maps.Copy(all, ma)
+	maps.Copy(all, mb)
+	for _, k := range slices.Sorted(maps.Keys(all)) {
 		x, _ := json.Marshal(ma[k])
 		y, _ := json.Marshal(mb[k])
 		if !bytes.Equal(x, y) {
@@ -197,15 +200,4 @@ func jsonDiff(a, b any) string {
 		}
 	}
 	return strings.Join(diffs, "; ")
-}
-
-func mergeKeys(a, b map[string]any) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
-	}
-	return out
 }
