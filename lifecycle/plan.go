@@ -366,15 +366,9 @@ func (pl *planner) logs() {
 	}
 }
 
-// stateFile is one parsed state store file.
-type stateFile struct {
-	key  string
-	name checkpoint.StateFileName
-}
-
 // state decides state/<op>/<part>/[<store>/] files.
 func (pl *planner) state() {
-	dirs := map[string][]stateFile{}
+	dirs := map[string][]checkpoint.StateFile{}
 	for _, o := range pl.listing.Objects {
 		k := o.Key
 		rest, ok := strings.CutPrefix(k, checkpoint.StateDir+"/")
@@ -395,20 +389,20 @@ func (pl *planner) state() {
 			continue
 		}
 		full := k[:len(k)-len(base)]
-		dirs[full] = append(dirs[full], stateFile{key: k, name: n})
+		dirs[full] = append(dirs[full], checkpoint.StateFile{Key: k, Name: n, Modified: o.Modified})
 	}
 	if pl.b.RetainFrom == nil {
 		for _, fs := range dirs {
 			for _, f := range fs {
-				pl.set(f.key, Keep, "state without offsets: kept")
+				pl.set(f.Key, Keep, "state without offsets: kept")
 			}
 		}
 		return
 	}
 	for dir, fs := range dirs {
-		var plain, uid []stateFile
+		var plain, uid []checkpoint.StateFile
 		for _, f := range fs {
-			if f.name.UniqueID == "" {
+			if f.Name.UniqueID == "" {
 				plain = append(plain, f)
 			} else {
 				uid = append(uid, f)
@@ -421,16 +415,12 @@ func (pl *planner) state() {
 
 // statePlain: the base of version R's chain (checkpoint.WalkStateChain:
 // the newest snapshot at or below R) and everything after it.
-func (pl *planner) statePlain(fs []stateFile) {
+func (pl *planner) statePlain(fs []checkpoint.StateFile) {
 	if len(fs) == 0 {
 		return
 	}
 	r := *pl.b.RetainFrom
-	files := make([]checkpoint.StateFile, len(fs))
-	for i, f := range fs {
-		files[i] = checkpoint.StateFile{Key: f.key, Name: f.name, Modified: pl.objs[f.key].Modified}
-	}
-	versions, pick := checkpoint.NewStatePicker(files)
+	versions, pick := checkpoint.NewStatePicker(fs)
 	base := int64(-1)
 	if ch := checkpoint.WalkStateChain(r, versions, func(v int64, b bool) string { return pick(v, b, "") }); ch.From > 0 {
 		base = ch.From
@@ -442,25 +432,25 @@ func (pl *planner) statePlain(fs []stateFile) {
 	for _, f := range fs {
 		switch {
 		case base < 0:
-			pl.set(f.key, Keep, none)
-		case f.name.Version < base:
-			pl.set(f.key, Remove, older)
-		case f.name.Version == base && f.name.IsBase():
-			pl.set(f.key, Keep, newest)
+			pl.set(f.Key, Keep, none)
+		case f.Name.Version < base:
+			pl.set(f.Key, Remove, older)
+		case f.Name.Version == base && f.Name.IsBase():
+			pl.set(f.Key, Keep, newest)
 		default:
-			pl.set(f.key, Keep, after)
+			pl.set(f.Key, Keep, after)
 		}
 	}
 }
 
 // stateUID: the files retained commits name and their rebuild chains.
-func (pl *planner) stateUID(dir string, fs []stateFile) {
+func (pl *planner) stateUID(dir string, fs []checkpoint.StateFile) {
 	if len(fs) == 0 {
 		return
 	}
 	keepAll := func(why string) {
 		for _, f := range fs {
-			pl.set(f.key, Keep, why)
+			pl.set(f.Key, Keep, why)
 		}
 	}
 	c := pl.b.Committed
@@ -481,9 +471,9 @@ func (pl *planner) stateUID(dir string, fs []stateFile) {
 		keepAll("unique-id state outside the layout: kept")
 		return
 	}
-	byUID := map[string][]stateFile{}
+	byUID := map[string][]checkpoint.StateFile{}
 	for _, f := range fs {
-		byUID[f.name.UniqueID] = append(byUID[f.name.UniqueID], f)
+		byUID[f.Name.UniqueID] = append(byUID[f.Name.UniqueID], f)
 	}
 	needed := map[string]string{}
 	named := false
@@ -508,8 +498,8 @@ func (pl *planner) stateUID(dir string, fs []stateFile) {
 			return
 		}
 		for _, t := range tips {
-			if ch := pl.chain(t.key, fmt.Sprintf("named by commits/%d", n), needed); ch.Problem != "" {
-				keepAll(fmt.Sprintf("rebuild chain of %s not decoded or broken: kept", t.key))
+			if ch := pl.chain(t.Key, fmt.Sprintf("named by commits/%d", n), needed); ch.Problem != "" {
+				keepAll(fmt.Sprintf("rebuild chain of %s not decoded or broken: kept", t.Key))
 				return
 			}
 		}
@@ -519,13 +509,13 @@ func (pl *planner) stateUID(dir string, fs []stateFile) {
 		return
 	}
 	for _, f := range fs {
-		switch why, ok := needed[f.key]; {
+		switch why, ok := needed[f.Key]; {
 		case ok:
-			pl.set(f.key, Keep, why)
-		case f.name.Version > *c+1:
-			pl.set(f.key, Keep, fmt.Sprintf("newer than the latest commit (version > %d): possibly in flight", *c+1))
+			pl.set(f.Key, Keep, why)
+		case f.Name.Version > *c+1:
+			pl.set(f.Key, Keep, fmt.Sprintf("newer than the latest commit (version > %d): possibly in flight", *c+1))
 		default:
-			pl.set(f.key, Remove, "no retained commit needs it (superseded or failed attempt)")
+			pl.set(f.Key, Remove, "no retained commit needs it (superseded or failed attempt)")
 		}
 	}
 }

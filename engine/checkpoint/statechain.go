@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"slices"
@@ -36,6 +37,13 @@ type StateFile struct {
 	Modified time.Time
 }
 
+// Newer reports whether f wins over g, a file of the same version and
+// kind (attempts that wrote one version): the later modified, then the
+// greater key, as a listing-ordered load would take it.
+func (f StateFile) Newer(g StateFile) bool {
+	return f.Modified.After(g.Modified) || (f.Modified.Equal(g.Modified) && f.Key > g.Key)
+}
+
 // StateChain is how one version is rebuilt.
 type StateChain struct {
 	// From is the base version: a snapshot or zip, or 0 (the empty state).
@@ -58,28 +66,29 @@ type StateChain struct {
 // there is none.
 type StatePicker func(v int64, base bool, uid string) string
 
-// NewStatePicker indexes the files of one store directory and returns
+// NewStatePicker indexes the files of one store directory (sorting files
+// in place: the picker keeps them) and returns
 // their versions (ascending) and a picker over them. Of several files of
-// one version and kind (attempts that wrote the same version), the latest
-// modified wins, then the greatest key, as a listing-ordered load would.
+// one version and kind, the Newer wins.
 func NewStatePicker(files []StateFile) ([]int64, StatePicker) {
-	byVersion := map[int64][]StateFile{}
-	for _, f := range files {
-		byVersion[f.Name.Version] = append(byVersion[f.Name.Version], f)
+	fs := files
+	slices.SortFunc(fs, func(a, b StateFile) int { return cmp.Compare(a.Name.Version, b.Name.Version) })
+	versions := make([]int64, 0, len(fs))
+	for i, f := range fs {
+		if i == 0 || f.Name.Version != fs[i-1].Name.Version {
+			versions = append(versions, f.Name.Version)
+		}
 	}
-	versions := make([]int64, 0, len(byVersion))
-	for v := range byVersion {
-		versions = append(versions, v)
-	}
-	slices.Sort(versions)
 	return versions, func(v int64, base bool, uid string) string {
+		i, _ := slices.BinarySearchFunc(fs, v, func(f StateFile, v int64) int { return cmp.Compare(f.Name.Version, v) })
 		var best *StateFile
-		for i, f := range byVersion[v] {
+		for ; i < len(fs) && fs[i].Name.Version == v; i++ {
+			f := &fs[i]
 			if f.Name.IsBase() != base || (uid != "" && f.Name.UniqueID != uid) {
 				continue
 			}
-			if best == nil || f.Modified.After(best.Modified) || (f.Modified.Equal(best.Modified) && f.Key > best.Key) {
-				best = &byVersion[v][i]
+			if best == nil || f.Newer(*best) {
+				best = f
 			}
 		}
 		if best == nil {

@@ -28,13 +28,7 @@ func (in *inspector) rebuildChain(j *partJob, versions []int64, decode func(*ent
 	case isTipName(j.uid):
 		return in.tipChain(j, decode)
 	}
-	files := make([]StateFile, 0, p.files)
-	for _, es := range p.versions {
-		for _, e := range es {
-			files = append(files, StateFile{Key: e.Key, Name: e.file, Modified: e.Modified})
-		}
-	}
-	_, pick := NewStatePicker(files)
+	pick := partPicker(p)
 	if j.uid == "" {
 		return in.chainOf(WalkStateChain(R, versions, func(v int64, base bool) string { return pick(v, base, "") }))
 	}
@@ -63,6 +57,23 @@ func (in *inspector) rebuildChain(j *partJob, versions []int64, decode func(*ent
 	})
 	ch.Keys = append(ch.Keys, f)
 	return in.chainOf(ch)
+}
+
+// partPicker is a StatePicker over a partition's index (NewStatePicker's
+// rule, without copying the index).
+func partPicker(p *partIdx) StatePicker {
+	return func(v int64, base bool, uid string) string {
+		var best StateFile
+		for _, e := range p.versions[v] {
+			if e.file.IsBase() != base || (uid != "" && e.file.UniqueID != uid) {
+				continue
+			}
+			if f := (StateFile{Key: e.Key, Name: e.file, Modified: e.Modified}); best.Key == "" || f.Newer(best) {
+				best = f
+			}
+		}
+		return best.Key
+	}
 }
 
 // chainOf turns a StateChain of this checkpoint's keys into entries.
