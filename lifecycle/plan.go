@@ -366,30 +366,49 @@ func (pl *planner) logs() {
 	}
 }
 
+// versionFile parses a state store version file key: its store
+// directory (state/<op>/<part>/[<store>/]) and name.
+func versionFile(k string) (string, checkpoint.StateFileName, bool) {
+	rest, ok := strings.CutPrefix(k, checkpoint.StateDir+"/")
+	if !ok {
+		return "", checkpoint.StateFileName{}, false
+	}
+	dir, base := path.Split(rest)
+	if strings.HasPrefix(base, ".") {
+		return "", checkpoint.StateFileName{}, false
+	}
+	n, ok := checkpoint.ParseStateFileName(base)
+	if !ok {
+		return "", checkpoint.StateFileName{}, false
+	}
+	// Files under SSTs/, logs/ or _metadata are not versions.
+	depth := strings.Count(dir, "/")
+	if last := path.Base(dir); depth < 2 || depth > 3 || last == "SSTs" || last == "logs" {
+		return "", checkpoint.StateFileName{}, false
+	}
+	return k[:len(k)-len(base)], n, true
+}
+
 // state decides state/<op>/<part>/[<store>/] files.
 func (pl *planner) state() {
-	dirs := map[string][]checkpoint.StateFile{}
+	// Two passes: count, then fill slices of the exact size (a 10k-batch
+	// checkpoint has 10k files per directory).
+	counts := map[string]int{}
 	for _, o := range pl.listing.Objects {
-		k := o.Key
-		rest, ok := strings.CutPrefix(k, checkpoint.StateDir+"/")
+		if full, _, ok := versionFile(o.Key); ok {
+			counts[full]++
+		}
+	}
+	dirs := make(map[string][]checkpoint.StateFile, len(counts))
+	for _, o := range pl.listing.Objects {
+		full, n, ok := versionFile(o.Key)
 		if !ok {
 			continue
 		}
-		dir, base := path.Split(rest)
-		if strings.HasPrefix(base, ".") {
-			continue
+		if dirs[full] == nil {
+			dirs[full] = make([]checkpoint.StateFile, 0, counts[full])
 		}
-		n, ok := checkpoint.ParseStateFileName(base)
-		if !ok {
-			continue
-		}
-		// Files under SSTs/, logs/ or _metadata are not versions.
-		depth := strings.Count(dir, "/")
-		if last := path.Base(dir); depth < 2 || depth > 3 || last == "SSTs" || last == "logs" {
-			continue
-		}
-		full := k[:len(k)-len(base)]
-		dirs[full] = append(dirs[full], checkpoint.StateFile{Key: k, Name: n, Modified: o.Modified})
+		dirs[full] = append(dirs[full], checkpoint.StateFile{Key: o.Key, Name: n, Modified: o.Modified})
 	}
 	if pl.b.RetainFrom == nil {
 		for _, fs := range dirs {
