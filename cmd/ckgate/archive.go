@@ -9,6 +9,7 @@ import (
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 )
 
@@ -149,7 +150,7 @@ func (e *env) archive(c *cli.Context) error {
 		return err
 	}
 	if f == "json" {
-		return printJSON(e.stdout, archiveSummary(res))
+		return output.JSON(e.stdout, archiveSummary(res))
 	}
 	m := res.Manifest
 	fmt.Fprintf(e.stdout, "archived %s → %s: %d files, %s, verified (size and SHA-256 of every key) in %s (%.1f MB/s)\n",

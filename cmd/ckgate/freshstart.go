@@ -14,6 +14,7 @@ import (
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/source"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 )
 
@@ -132,7 +133,7 @@ func (e *env) freshStart(c *cli.Context) error {
 		return err
 	}
 	if f == "json" {
-		return printJSON(e.stdout, struct {
+		return output.JSON(e.stdout, struct {
 			Archive   archiveJSON               `json:"archive"`
 			Migration lifecycle.MigrationRecord `json:"migration"`
 			Steps     []string                  `json:"steps"`

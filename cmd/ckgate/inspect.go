@@ -9,13 +9,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 )
 
 // inspectCommand is `ckgate inspect URL`: what an on-call engineer needs
@@ -91,7 +91,7 @@ func (e *env) inspect(c *cli.Context) error {
 				gateway.Redact(a[0]), *opts.Batch, rangesText(rep.OffsetsLog.Ranges), rangesText(rep.CommitLog.Ranges))}
 		}
 		if f == "json" {
-			if err := printJSON(e.stdout, rep); err != nil {
+			if err := output.JSON(e.stdout, rep); err != nil {
 				return err
 			}
 		} else {
@@ -168,12 +168,12 @@ func (t *inspectTable) table(header string, rows [][]string) {
 	if t.err != nil {
 		return
 	}
-	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  "+header)
+	tb := output.NewTable(t.w).Indent("  ")
+	tb.Row(header)
 	for _, r := range rows {
-		fmt.Fprintln(tw, "  "+strings.Join(r, "\t"))
+		tb.Row(strings.Join(r, "\t"))
 	}
-	t.err = tw.Flush()
+	t.err = tb.Flush()
 }
 
 func (t *inspectTable) write(r *checkpoint.Report) error {
@@ -199,10 +199,10 @@ func msTime(ms int64) string {
 }
 
 func (t *inspectTable) overview(r *checkpoint.Report) {
-	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	tb := output.NewTable(t.w)
+	row := func(k, v string) { tb.Row(k, v) }
 	row("CHECKPOINT", t.url)
-	row("QUERY ID", dash(r.QueryID))
+	row("QUERY ID", output.Dash(r.QueryID))
 	row("WRITER", writerText(r.Writer))
 	row("STATUS", strings.ToUpper(string(r.Status))+statusHint(r))
 	row("LATEST", fmt.Sprintf("offsets batch L=%s, commit C=%s (offsets log %s, commit log %s)",
@@ -231,7 +231,7 @@ func (t *inspectTable) overview(r *checkpoint.Report) {
 	row("FORMAT", fmt.Sprintf("offsets v%d, %s, checkpoint format v%d", fm.OffsetLogVersion, commits, fm.CheckpointFormat))
 	row("SIZE", fmt.Sprintf("%d files, %s (state %s)", r.Files, bytesText(r.TotalBytes), bytesText(r.StateBytes)))
 	if t.err == nil {
-		t.err = tw.Flush()
+		t.err = tb.Flush()
 	}
 }
 
@@ -329,7 +329,7 @@ func (t *inspectTable) batches(r *checkpoint.Report) {
 		if len(offs) == 0 {
 			offs = append(offs, "-")
 		}
-		rows = append(rows, []string{strconv.FormatInt(b.ID, 10), committed, dash(b.Time), optInt(b.WatermarkMs),
+		rows = append(rows, []string{strconv.FormatInt(b.ID, 10), committed, output.Dash(b.Time), optInt(b.WatermarkMs),
 			optInt(b.NextWatermarkMs), strings.Join(offs, "; ")})
 	}
 	t.table("BATCH\tCOMMITTED\tTIME\tWATERMARK_MS\tNEXT_WATERMARK_MS\tSOURCE OFFSETS", rows)
@@ -430,7 +430,7 @@ func (t *inspectTable) state(r *checkpoint.Report) {
 	t.printf("\nSTATE (%s)\n", bytesText(r.StateBytes))
 	var rows, parts [][]string
 	for _, op := range r.Operators {
-		name := dash(op.Name)
+		name := output.Dash(op.Name)
 		for _, st := range op.Stores {
 			var versions []checkpoint.Range
 			var required []int64
@@ -463,7 +463,7 @@ func (t *inspectTable) state(r *checkpoint.Report) {
 					}
 					parts = append(parts, []string{op.ID, st.Name, strconv.Itoa(p.ID), rangesText(p.Versions),
 						strconv.FormatInt(p.RequiredVersion, 10), yesNo(p.Rebuildable), from,
-						strconv.Itoa(p.RebuildFiles), bytesText(p.Bytes), dash(p.Problem)})
+						strconv.Itoa(p.RebuildFiles), bytesText(p.Bytes), output.Dash(p.Problem)})
 				}
 			}
 			rebuild := fmt.Sprintf("%d/%d", ok, len(st.Partitions))
@@ -517,7 +517,7 @@ func structText(js string) string {
 		if len(js) > 60 {
 			return js[:57] + "..."
 		}
-		return dash(js)
+		return output.Dash(js)
 	}
 	parts := make([]string, len(fields))
 	for i, f := range fields {
@@ -643,7 +643,7 @@ func (t *inspectTable) findings(r *checkpoint.Report) {
 		} else {
 			j = i + 1
 		}
-		rows = append(rows, []string{strings.ToUpper(string(f.Severity)), f.ID, printableKey(dash(f.Key)), msg})
+		rows = append(rows, []string{strings.ToUpper(string(f.Severity)), f.ID, printableKey(output.Dash(f.Key)), msg})
 		i = j
 	}
 	t.table("SEVERITY\tID\tKEY\tMESSAGE", rows)

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/engine/spec"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/rehearse"
 )
 
@@ -86,7 +86,7 @@ func (e *env) rehearseCutover(c *cli.Context, specPath, format string) error {
 		return err
 	}
 	if format == "json" {
-		if err := printJSON(e.stdout, rep); err != nil {
+		if err := output.JSON(e.stdout, rep); err != nil {
 			return err
 		}
 	} else {
@@ -124,11 +124,11 @@ func printCutover(e *env, rep *rehearse.CutoverReport) {
 	}
 	fmt.Fprintln(w)
 	for _, ch := range rep.Compat {
-		fmt.Fprintf(w, "compat:     %s %s: %s → %s: %s\n", ch.Class, ch.Field, dash(ch.Current), dash(ch.Proposed), ch.Reason)
+		fmt.Fprintf(w, "compat:     %s %s: %s → %s: %s\n", ch.Class, ch.Field, output.Dash(ch.Current), output.Dash(ch.Proposed), ch.Reason)
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTATE\tBATCHES\tRESTARTS\tROWS IN\tROWS OUT\tLATE DROPPED\tLATE ACCEPTED\tDUPLICATES\tSTATE BEFORE→AFTER")
+	t := output.NewTable(w)
+	t.Row("RUN", "STATE", "BATCHES", "RESTARTS", "ROWS IN", "ROWS OUT", "LATE DROPPED", "LATE ACCEPTED", "DUPLICATES", "STATE BEFORE→AFTER")
 	for _, r := range []struct {
 		name string
 		s    rehearse.RunStats
@@ -137,10 +137,10 @@ func printCutover(e *env, rep *rehearse.CutoverReport) {
 		if !r.s.Restored {
 			st = "fresh start"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d rows %s → %d rows %s\n", r.name, st, r.s.Batches, r.s.Restarts, r.s.RowsIn, r.s.RowsOut,
-			r.s.LateDropped, r.s.LateAccepted, r.s.Duplicates, r.s.StateRowsBefore, bytesText(r.s.StateBytesBefore), r.s.StateRowsAfter, bytesText(r.s.StateBytesAfter))
+		t.Row(r.name, st, r.s.Batches, r.s.Restarts, r.s.RowsIn, r.s.RowsOut, r.s.LateDropped, r.s.LateAccepted, r.s.Duplicates,
+			fmt.Sprintf("%d rows %s → %d rows %s", r.s.StateRowsBefore, bytesText(r.s.StateBytesBefore), r.s.StateRowsAfter, bytesText(r.s.StateBytesAfter)))
 	}
-	tw.Flush()
+	t.Flush()
 	fmt.Fprintf(w, "\nreconcile %s\n", rep.Reconcile)
 	const shown = 10
 	for i, d := range rep.Reconcile.Rows {

@@ -1,30 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 )
 
 // Rendering helpers shared by the report commands.
-
-// printJSON writes v as indented JSON and a newline.
-func printJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
-
-// dash shows an empty field as "-".
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
 
 // bytesText formats n bytes with a binary unit.
 func bytesText(n int64) string {

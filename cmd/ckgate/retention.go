@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 	"github.com/ckgate/ckgate/policy"
 )
@@ -220,7 +220,7 @@ func (e *env) retentionPlan(c *cli.Context) error {
 				}
 			}
 			if f == "json" {
-				return printJSON(e.stdout, planJSON{Result: r, Sinks: plans})
+				return output.JSON(e.stdout, planJSON{Result: r, Sinks: plans})
 			}
 			if err := writePlanTable(e.stdout, r, c.Bool("all")); err != nil {
 				return err
@@ -237,24 +237,24 @@ func (e *env) retentionPlan(c *cli.Context) error {
 
 func writeSinkPlanTable(w io.Writer, sp sinkPlan, all bool) error {
 	fmt.Fprintf(w, "\nsink %s (%s/):\n", sp.URL, checkpoint.SinkMetadataDir)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "remove %d manifests (%d bytes), keep %d\n", len(sp.Remove), sp.RemovedBytes, len(sp.Keep))
-	writeDecisions(tw, sp.Remove, sp.Keep, all)
-	return tw.Flush()
+	t := output.NewTable(w)
+	t.Row(fmt.Sprintf("remove %d manifests (%d bytes), keep %d", len(sp.Remove), sp.RemovedBytes, len(sp.Keep)))
+	writeDecisions(t, sp.Remove, sp.Keep, all)
+	return t.Flush()
 }
 
 // writeDecisions writes the removals (and with all the kept keys too) as
 // rows ACTION KEY SIZE REASON.
-func writeDecisions(tw io.Writer, remove, keep []lifecycle.Decision, all bool) {
+func writeDecisions(t *output.Table, remove, keep []lifecycle.Decision, all bool) {
 	rows := remove
 	if all {
 		rows = append(append([]lifecycle.Decision{}, remove...), keep...)
 	}
 	if len(rows) > 0 {
-		fmt.Fprintln(tw, "ACTION\tKEY\tSIZE\tREASON")
+		t.Row("ACTION", "KEY", "SIZE", "REASON")
 	}
 	for _, d := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", d.Action, d.Key, d.Size, d.Reason)
+		t.Row(d.Action, d.Key, d.Size, d.Reason)
 	}
 }
 
@@ -266,12 +266,12 @@ func int64Text(v *int64) string {
 }
 
 func writePlanTable(w io.Writer, r *lifecycle.Result, all bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "latest offsets batch %s, latest commit %s, retain from batch %s\n",
-		int64Text(r.LatestOffsets), int64Text(r.LatestCommit), int64Text(r.RetainFrom))
-	fmt.Fprintf(tw, "remove %d keys (%d bytes), keep %d\n", len(r.Remove), r.RemovedBytes, len(r.Keep))
-	writeDecisions(tw, r.Remove, r.Keep, all)
-	return tw.Flush()
+	t := output.NewTable(w)
+	t.Row(fmt.Sprintf("latest offsets batch %s, latest commit %s, retain from batch %s",
+		int64Text(r.LatestOffsets), int64Text(r.LatestCommit), int64Text(r.RetainFrom)))
+	t.Row(fmt.Sprintf("remove %d keys (%d bytes), keep %d", len(r.Remove), r.RemovedBytes, len(r.Keep)))
+	writeDecisions(t, r.Remove, r.Keep, all)
+	return t.Flush()
 }
 
 // planID names a plan by its content.
