@@ -1,21 +1,21 @@
 // Package lifecycle holds what happens to a checkpoint over its life,
 // beyond the query that writes it: which of its files can never be needed
-// again (Plan, Apply), whether its sources can still replay what it will
+// again (RetentionPlan, ApplyRetention), whether its sources can still replay what it will
 // resume from (Gap), and keeping an old checkpoint as a verified copy
 // before a query starts afresh on a new root (Archive, FreshStart).
 //
 // # Retention
 //
-// Plan is a pure function, modelled on restic's forget: from a Listing (every
-// key of the checkpoint, plus what Read decoded: the commits of the retained
+// RetentionPlan is a pure function, modelled on restic's forget: from a Listing (every
+// key of the checkpoint, plus what ReadListing decoded: the commits of the retained
 // batches, the rebuild chains of their state files and the SST lists of the
-// RocksDB zips it keeps) and a Policy it returns every key with a decision,
+// RocksDB zips it keeps) and a RetentionPolicy it returns every key with a decision,
 // keep or remove, and a reason. The rules follow Spark's own cleanup
 // (minBatchesToRetain):
 //
-//   - offsets/ and commits/: the latest Policy.MinBatches batches are kept,
+//   - offsets/ and commits/: the latest RetentionPolicy.MinBatches batches are kept,
 //     and so are the latest committed batch, an in-flight batch (offsets
-//     without a commit), offsets/L-1, and with Policy.RetainFor every batch
+//     without a commit), offsets/L-1, and with RetentionPolicy.RetainFor every batch
 //     whose log entry is younger than that. R, the oldest retained batch,
 //     is the smallest of those bounds; older entries go.
 //   - state (no unique ids: HDFS and RocksDB providers): per store partition,
@@ -41,17 +41,17 @@
 //     earlier entries go. Logs that never compacted are kept.
 //   - _ckgate/: the writer record, plan, start point and migration records
 //     are kept; the effect ledger of a batch older than R and older than
-//     Policy.LogRetention goes.
+//     RetentionPolicy.LogRetention goes.
 //   - checksum sidecars (.name.crc, name.crc) follow their file; a sidecar
 //     without its file goes. Everything else (metadata, operator metadata,
 //     schemas, names outside the layout) is kept.
 //
-// A file sink's output directory is planned on its own (ReadSink, then Plan
+// A file sink's output directory is planned on its own (ReadSinkListing, then RetentionPlan
 // of a Listing with Sink set; `ckgate retention --sink URL`): only its
 // manifest log _spark_metadata/ is a candidate, by the compacted-log rule;
 // its data files are never removed.
 //
-// Apply deletes the removed keys through a store (normally wrapped by the
+// ApplyRetention deletes the removed keys through a store (normally wrapped by the
 // policy authorizer as principal kind "retention" with the plan, so anything
 // not planned is refused) in a safe order (SortSafe): sidecars before their
 // files, state oldest version first, RocksDB zips before the SSTs they name,

@@ -20,11 +20,11 @@ const DefaultMinBatches = 100
 // DefaultLogRetention is how long _ckgate/ ledgers are kept by default.
 const DefaultLogRetention = 7 * 24 * time.Hour
 
-// ErrBadPolicy: a Policy that cannot be applied.
+// ErrBadPolicy: a RetentionPolicy that cannot be applied.
 var ErrBadPolicy = errors.New("bad retention policy")
 
-// Policy says what to retain.
-type Policy struct {
+// RetentionPolicy says what to retain.
+type RetentionPolicy struct {
 	// MinBatches is how many of the latest batches of offsets/ and commits/
 	// are kept (0: DefaultMinBatches).
 	MinBatches int
@@ -47,7 +47,7 @@ type Deps struct {
 	Complete bool
 }
 
-// Listing is what Plan works on: the checkpoint's keys and what Read decoded.
+// Listing is what RetentionPlan works on: the checkpoint's keys and what ReadListing decoded.
 type Listing struct {
 	Objects []gateway.Attrs
 	// Commits holds the decoded commits of the batches whose state must be
@@ -58,18 +58,18 @@ type Listing struct {
 	// the planner keep its store directory.
 	Deps map[string]Deps
 	// Zips maps a RocksDB snapshot (<v>.zip, <v>_<uuid>.zip) to the SST and
-	// log files its metadata names. Read fills it for the zips the plan
+	// log files its metadata names. ReadListing fills it for the zips the plan
 	// keeps in store directories that hold SSTs/ or logs/; a kept zip
 	// without an entry makes the planner keep every SST and log file of
 	// its directory.
 	Zips map[string]ZipRefs
-	// Sink marks the listing of a file sink's output directory (ReadSink),
+	// Sink marks the listing of a file sink's output directory (ReadSinkListing),
 	// not a checkpoint: only its _spark_metadata/ manifest log is a
 	// retention candidate; data files are never removed.
 	Sink bool
 }
 
-// ZipRefs is what Read learnt from one RocksDB zip.
+// ZipRefs is what ReadListing learnt from one RocksDB zip.
 type ZipRefs struct {
 	// Keys are the SSTs/… and logs/… keys (relative to the root) the zip's
 	// metadata names.
@@ -92,8 +92,8 @@ type Decision struct {
 	Reason string `json:"reason"`
 }
 
-// Result is a retention plan.
-type Result struct {
+// RetentionResult is a retention plan.
+type RetentionResult struct {
 	LatestOffsets *int64 `json:"latest_offsets_batch"`
 	LatestCommit  *int64 `json:"latest_commit_batch"`
 	// RetainFrom is R, the oldest retained batch (nil: no batch).
@@ -104,7 +104,7 @@ type Result struct {
 }
 
 // Obsolete returns the removed keys and their reasons, as policy.Plan wants.
-func (r *Result) Obsolete() map[string]string {
+func (r *RetentionResult) Obsolete() map[string]string {
 	m := make(map[string]string, len(r.Remove))
 	for _, d := range r.Remove {
 		m[d.Key] = d.Reason
@@ -135,7 +135,7 @@ func (b Bounds) RetainedCommits() []int64 {
 	return b.Commits[i:j]
 }
 
-func (p Policy) withDefaults() (Policy, error) {
+func (p RetentionPolicy) withDefaults() (RetentionPolicy, error) {
 	if p.MinBatches == 0 {
 		p.MinBatches = DefaultMinBatches
 	}
@@ -178,7 +178,7 @@ func logIDChecked(key, dir string) (int64, bool, error) {
 }
 
 // ComputeBounds derives L, C and R from the listing's offsets/ and commits/.
-func ComputeBounds(objs []gateway.Attrs, p Policy) (Bounds, error) {
+func ComputeBounds(objs []gateway.Attrs, p RetentionPolicy) (Bounds, error) {
 	p, err := p.withDefaults()
 	if err != nil {
 		return Bounds{}, err
@@ -237,7 +237,7 @@ func ComputeBounds(objs []gateway.Attrs, p Policy) (Bounds, error) {
 
 // planner holds the decisions being made.
 type planner struct {
-	p       Policy
+	p       RetentionPolicy
 	b       Bounds
 	objs    map[string]gateway.Attrs
 	dec     map[string]Decision
@@ -251,9 +251,9 @@ func (pl *planner) set(key, action, reason string) {
 	pl.dec[key] = Decision{Key: key, Size: pl.objs[key].Size, Action: action, Reason: reason}
 }
 
-// Plan decides, for every key of the listing, whether retention keeps or
-// removes it, and why. It reads nothing: Read gathers what it needs.
-func Plan(l Listing, p Policy) (*Result, error) {
+// RetentionPlan decides, for every key of the listing, whether retention keeps or
+// removes it, and why. It reads nothing: ReadListing gathers what it needs.
+func RetentionPlan(l Listing, p RetentionPolicy) (*RetentionResult, error) {
 	p, err := p.withDefaults()
 	if err != nil {
 		return nil, err
@@ -304,7 +304,7 @@ func Plan(l Listing, p Policy) (*Result, error) {
 	for _, o := range l.Objects {
 		pl.set(o.Key, Keep, "not a retention candidate")
 	}
-	res := &Result{LatestOffsets: b.Latest, LatestCommit: b.Committed, RetainFrom: b.RetainFrom, Keep: []Decision{}, Remove: []Decision{}}
+	res := &RetentionResult{LatestOffsets: b.Latest, LatestCommit: b.Committed, RetainFrom: b.RetainFrom, Keep: []Decision{}, Remove: []Decision{}}
 	for _, o := range l.Objects {
 		d := pl.dec[o.Key]
 		if d.Action == Remove {
@@ -664,8 +664,8 @@ func zipVersion(key string) int64 {
 // compacted decides compactible logs: sources/<i>/ and */_spark_metadata/
 // (in a sink listing: _spark_metadata/ at its root). Like Spark's
 // deleteExpiredLog, per log: E, the oldest entry kept, is the latest entry
-// minus Policy.MinBatches plus one (lowered to the oldest entry younger than
-// Policy.RetainFor); the newest compaction at or below E and every entry
+// minus RetentionPolicy.MinBatches plus one (lowered to the oldest entry younger than
+// RetentionPolicy.RetainFor); the newest compaction at or below E and every entry
 // after it are kept (readers start at the latest compaction, and it is
 // never removed, nor is the latest entry); earlier entries go. A log with
 // no compaction at or below E is kept whole.

@@ -17,12 +17,12 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 )
 
-// Read lists the checkpoint st holds at its root and decodes what Plan needs:
+// ReadListing lists the checkpoint st holds at its root and decodes what RetentionPlan needs:
 // the commits of the batches whose state is kept (R-1 … C) and, for the
 // unique-id state files those commits name, their rebuild chains (ckgate
 // state headers, checkpoint-v2 changelog lineage). What cannot be read or
-// decoded is left out, and Plan then keeps the files it concerns.
-func Read(ctx context.Context, st gateway.Store, p Policy) (Listing, error) {
+// decoded is left out, and RetentionPlan then keeps the files it concerns.
+func ReadListing(ctx context.Context, st gateway.Store, p RetentionPolicy) (Listing, error) {
 	var l Listing
 	for a, err := range st.List(ctx, "") {
 		if err != nil {
@@ -36,11 +36,11 @@ func Read(ctx context.Context, st gateway.Store, p Policy) (Listing, error) {
 	return l, readZips(ctx, st, p, &l)
 }
 
-// ReadSink lists the manifest log (_spark_metadata/) of the file sink
+// ReadSinkListing lists the manifest log (_spark_metadata/) of the file sink
 // output directory st holds at its root, for Plan. The data files are not
 // listed: retention never removes them. An output without a manifest log
 // is checkpoint.ErrNotCheckpoint.
-func ReadSink(ctx context.Context, st gateway.Store) (Listing, error) {
+func ReadSinkListing(ctx context.Context, st gateway.Store) (Listing, error) {
 	l := Listing{Sink: true}
 	for a, err := range st.List(ctx, checkpoint.SinkMetadataDir+"/") {
 		if errors.Is(err, gateway.ErrNotFound) {
@@ -61,7 +61,7 @@ func ReadSink(ctx context.Context, st gateway.Store) (Listing, error) {
 }
 
 // readDeps fills l.Commits and l.Deps.
-func readDeps(ctx context.Context, st gateway.Store, p Policy, l *Listing) error {
+func readDeps(ctx context.Context, st gateway.Store, p RetentionPolicy, l *Listing) error {
 	b, err := ComputeBounds(l.Objects, p)
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func readDeps(ctx context.Context, st gateway.Store, p Policy, l *Listing) error
 		sem = make(chan struct{}, readConcurrency)
 	)
 	// The retained commits, read in parallel; one that does not read or
-	// decode is left out (Plan then keeps the state it would name).
+	// decode is left out (RetentionPlan then keeps the state it would name).
 	for _, n := range b.RetainedCommits() {
 		if ctx.Err() != nil {
 			break
@@ -150,7 +150,7 @@ func readDeps(ctx context.Context, st gateway.Store, p Policy, l *Listing) error
 	return ctx.Err()
 }
 
-// readConcurrency bounds Read's parallel requests.
+// readConcurrency bounds ReadListing's parallel requests.
 const readConcurrency = 16
 
 // readChain decodes key's rebuild links into deps (and its bases', for
@@ -263,8 +263,8 @@ func findKind(keys []string, version int64, kind string) string {
 
 // readZips fills l.Zips for the zips a plan of l keeps in RocksDB store
 // directories that hold SSTs/ or logs/ files. A zip that does not read or
-// decode gets its error (Plan then keeps its directory's files).
-func readZips(ctx context.Context, st gateway.Store, p Policy, l *Listing) error {
+// decode gets its error (RetentionPlan then keeps its directory's files).
+func readZips(ctx context.Context, st gateway.Store, p RetentionPolicy, l *Listing) error {
 	withFiles := map[string]bool{}
 	for _, o := range l.Objects {
 		if !strings.HasPrefix(o.Key, checkpoint.StateDir+"/") {
@@ -278,7 +278,7 @@ func readZips(ctx context.Context, st gateway.Store, p Policy, l *Listing) error
 	if len(withFiles) == 0 {
 		return nil
 	}
-	r, err := Plan(*l, p)
+	r, err := RetentionPlan(*l, p)
 	if err != nil {
 		return err
 	}
