@@ -9,6 +9,7 @@ import (
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/stores"
 	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 )
@@ -115,10 +116,8 @@ func (e *env) archive(c *cli.Context) error {
 		return err
 	}
 	defer gateway.Close(dst)
-	if u, _ := gateway.ParseURL(a[1]); u != nil && u.Scheme == "file" {
-		if err := gateway.MakeBucket(ctx, dst); err != nil {
-			return fmt.Errorf("archive destination %s: %w", gateway.Redact(a[1]), err)
-		}
+	if err := stores.MakeLocalRoot(ctx, a[1], dst); err != nil {
+		return fmt.Errorf("archive destination %s: %w", gateway.Redact(a[1]), err)
 	}
 	var newStore gateway.Store
 	if newRoot != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/source"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/stores"
 	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 )
@@ -94,32 +95,30 @@ func (e *env) freshStart(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	stores := map[string]gateway.Store{}
+	roots := map[string]gateway.Store{}
 	for _, raw := range []string{dest, newRoot} {
 		st, err := e.openStore(ctx, c, raw)
 		if err != nil {
 			return err
 		}
 		defer gateway.Close(st)
-		if u, _ := gateway.ParseURL(raw); u != nil && u.Scheme == "file" {
-			if err := gateway.MakeBucket(ctx, st); err != nil {
-				return fmt.Errorf("%s: %w", gateway.Redact(raw), err)
-			}
+		if err := stores.MakeLocalRoot(ctx, raw, st); err != nil {
+			return fmt.Errorf("%s: %w", gateway.Redact(raw), err)
 		}
-		stores[raw] = st
+		roots[raw] = st
 	}
-	src, gdest, done, err := e.guardCopy(c, p, eng, log, src, a[0], stores[dest], dest)
+	src, gdest, done, err := e.guardCopy(c, p, eng, log, src, a[0], roots[dest], dest)
 	if err != nil {
 		return err
 	}
 	defer done()
-	gnew, doneNew, err := e.guardArchive(c, eng, log, stores[newRoot], newRoot)
+	gnew, doneNew, err := e.guardArchive(c, eng, log, roots[newRoot], newRoot)
 	if err != nil {
 		return err
 	}
 	defer doneNew()
-	stores[dest], stores[newRoot] = gdest, gnew
-	res, err := lifecycle.FreshStart(ctx, src, stores[dest], stores[newRoot], lifecycle.FreshStartOptions{
+	roots[dest], roots[newRoot] = gdest, gnew
+	res, err := lifecycle.FreshStart(ctx, src, roots[dest], roots[newRoot], lifecycle.FreshStartOptions{
 		Source: a[0], Dest: dest, NewRoot: newRoot, Start: start, FromTimestamp: ts,
 		Principal: lifecycle.Principal{ID: p.ID, Kind: p.Kind}, Reason: reason, Concurrency: c.Int("concurrency"),
 	})

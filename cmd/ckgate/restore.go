@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/stores"
 	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 	"github.com/ckgate/ckgate/policy"
@@ -75,9 +76,7 @@ func (e *env) restore(c *cli.Context) error {
 		Archive: a[0], Dest: a[1], Concurrency: c.Int("concurrency"),
 		Principal: lifecycle.Principal{ID: principalID(c), Kind: policy.KindArchive},
 	}
-	if u, _ := gateway.ParseURL(a[1]); u != nil && u.Scheme == "file" {
-		opts.MakeRoot = func(ctx context.Context) error { return gateway.MakeBucket(ctx, dst) }
-	}
+	opts.MakeRoot = func(ctx context.Context) error { return stores.MakeLocalRoot(ctx, a[1], dst) }
 	res, err := lifecycle.Restore(ctx, arc, gdst, opts)
 	if lerr := log.Err(); lerr != nil && err == nil {
 		err = fmt.Errorf("decision log: %w", lerr)
