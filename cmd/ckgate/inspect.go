@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/compat"
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/internal/output"
 )
@@ -133,20 +134,8 @@ func inspectVerdict(r *checkpoint.Report) error {
 	return &FindingsError{Count: len(errs), What: what}
 }
 
-func rangesText(rs []checkpoint.Range) string {
-	if len(rs) == 0 {
-		return "none"
-	}
-	var parts []string
-	for _, r := range rs {
-		if r[0] == r[1] {
-			parts = append(parts, strconv.FormatInt(r[0], 10))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d..%d", r[0], r[1]))
-		}
-	}
-	return strings.Join(parts, ",")
-}
+// rangesText is checkpoint.RangesText, "none" for no ranges.
+func rangesText(rs []checkpoint.Range) string { return cmp.Or(checkpoint.RangesText(rs), "none") }
 
 // inspectTable prints a report for a person, most urgent first: the
 // verdict, then who, progress, state and findings.
@@ -485,7 +474,7 @@ func (t *inspectTable) state(r *checkpoint.Report) {
 				req[i] = strconv.FormatInt(v, 10)
 			}
 			rows = append(rows, []string{op.ID, name, op.Provider, st.Name, strconv.Itoa(len(st.Partitions)) + "/" + strconv.Itoa(op.NumPartitions),
-				rangesText(mergeRanges(versions)), strings.Join(req, ","), rebuild, counts, schema, strconv.Itoa(files), bytesText(bytes)})
+				rangesText(checkpoint.MergeRanges(versions)), strings.Join(req, ","), rebuild, counts, schema, strconv.Itoa(files), bytesText(bytes)})
 		}
 		if len(op.Stores) == 0 {
 			rows = append(rows, []string{op.ID, name, op.Provider, "-", "0/" + strconv.Itoa(op.NumPartitions), "-", "-", "-", "-", "-",
@@ -512,7 +501,7 @@ func (t *inspectTable) state(r *checkpoint.Report) {
 
 // structText shortens a Spark StructType JSON to "name type, ...".
 func structText(js string) string {
-	fields, err := parseStruct(js)
+	fields, err := compat.SparkSchemaFields(js)
 	if err != nil || len(fields) == 0 {
 		if len(js) > 60 {
 			return js[:57] + "..."
@@ -522,45 +511,11 @@ func structText(js string) string {
 	parts := make([]string, len(fields))
 	for i, f := range fields {
 		parts[i] = f.Name + " " + f.Type
-		if !f.Nullable {
+		if f.Nullable != nil && !*f.Nullable {
 			parts[i] += " not null"
 		}
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-type structField struct {
-	Name     string
-	Type     string
-	Nullable bool
-}
-
-// parseStruct reads the top-level fields of a Spark StructType JSON; a
-// nested type is shown as its JSON type name ("struct", "array").
-func parseStruct(js string) ([]structField, error) {
-	var st struct {
-		Fields []struct {
-			Name     string          `json:"name"`
-			Type     json.RawMessage `json:"type"`
-			Nullable bool            `json:"nullable"`
-		} `json:"fields"`
-	}
-	if err := json.Unmarshal([]byte(js), &st); err != nil {
-		return nil, err
-	}
-	out := make([]structField, len(st.Fields))
-	for i, f := range st.Fields {
-		var name string
-		if json.Unmarshal(f.Type, &name) != nil {
-			var nested struct {
-				Type string `json:"type"`
-			}
-			_ = json.Unmarshal(f.Type, &nested)
-			name = nested.Type
-		}
-		out[i] = structField{Name: f.Name, Type: name, Nullable: f.Nullable}
-	}
-	return out, nil
 }
 
 func yesNo(b bool) string {
@@ -568,30 +523,6 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "NO"
-}
-
-// mergeRanges unions ranges of versions from several partitions.
-func mergeRanges(rs []checkpoint.Range) []checkpoint.Range {
-	if len(rs) == 0 {
-		return nil
-	}
-	s := slices.Clone(rs)
-	slices.SortFunc(s, func(a, b checkpoint.Range) int {
-		if a[0] != b[0] {
-			return int(a[0] - b[0])
-		}
-		return int(a[1] - b[1])
-	})
-	out := []checkpoint.Range{s[0]}
-	for _, r := range s[1:] {
-		last := &out[len(out)-1]
-		if r[0] <= last[1]+1 {
-			last[1] = max(last[1], r[1])
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 func (t *inspectTable) sink(r *checkpoint.Report) {
