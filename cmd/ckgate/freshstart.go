@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ckgate/ckgate/engine"
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/source"
 	"github.com/ckgate/ckgate/gateway"
@@ -153,131 +151,33 @@ func (e *env) freshStart(c *cli.Context) error {
 	return nil
 }
 
-// boundary resolves --from-offsets or --from-timestamp into the new root's
-// start point (and the time, for the latter).
+// boundary resolves --from-offsets or --from-timestamp (with --brokers
+// and --topic) against the checkpoint at src into the new root's start
+// point (and the time, for the latter).
 func (e *env) boundary(c *cli.Context, src gateway.Store) (source.StartPoint, *time.Time, error) {
-	kind, _, err := lifecycle.PlannedSource(c.Context, src)
-	if err != nil {
-		return source.StartPoint{}, nil, &InputError{Err: err}
-	}
-	if kind == "files" {
-		return e.filesBoundary(c, src)
-	}
-	if raw := c.String("from-offsets"); raw != "" && kind == "" {
-		// A Spark checkpoint records no source kind: a files boundary
-		// says it.
-		if _, err := lifecycle.ParseFilesBoundary(raw); err == nil {
-			return e.filesBoundary(c, src)
-		}
-	}
-	if raw := c.String("from-offsets"); raw != "" {
-		m, err := checkpoint.DecodeKafkaOffsets(raw)
-		if err != nil || len(m) == 0 {
-			return source.StartPoint{}, nil, usageErrorf(c, "--from-offsets %q: want Spark's Kafka offsets {\"topic\":{\"partition\":offset}} (%v)", raw, err)
-		}
-		kind, topic, err := planSource(c.Context, src)
+	req := lifecycle.StartRequest{Offsets: c.String("from-offsets"), Topic: c.String("topic")}
+	if raw := c.String("from-timestamp"); raw != "" {
+		t, err := time.Parse(time.RFC3339Nano, raw)
 		if err != nil {
-			return source.StartPoint{}, nil, err
+			return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp %q: want RFC 3339 (2026-11-30T12:00:00Z)", raw)
 		}
-		if kind != "" && kind != "kafka" {
-			return source.StartPoint{}, nil, usageErrorf(c, "a fresh-start boundary is for a Kafka or files source; the checkpoint reads a %s source", kind)
-		}
-		if topic != "" {
-			if _, ok := m[topic]; !ok || len(m) != 1 {
-				return source.StartPoint{}, nil, usageErrorf(c, "--from-offsets names %s; the checkpoint reads topic %s", strings.Join(mapsKeys(m), ", "), topic)
-			}
-		}
-		return source.StartPoint{Kafka: m}, nil, nil
+		req.Timestamp = &t
 	}
-	t, err := time.Parse(time.RFC3339Nano, c.String("from-timestamp"))
-	if err != nil {
-		return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp %q: want RFC 3339 (2026-11-30T12:00:00Z)", c.String("from-timestamp"))
-	}
-	var brokers []string
 	for _, b := range strings.Split(c.String("brokers"), ",") {
 		if b = strings.TrimSpace(b); b != "" {
-			brokers = append(brokers, b)
+			req.Brokers = append(req.Brokers, b)
 		}
 	}
-	if len(brokers) == 0 {
-		return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp needs --brokers HOST:PORT")
-	}
-	kind, topic, err := planSource(c.Context, src)
-	if err != nil {
+	start, err := lifecycle.ResolveStart(c.Context, src, req)
+	switch {
+	case errors.Is(err, lifecycle.ErrBadBoundary):
+		return source.StartPoint{}, nil, usageErrorf(c, "--from-offsets/--from-timestamp: %v", err)
+	case errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, checkpoint.ErrUnsupportedVersion):
+		return source.StartPoint{}, nil, &InputError{Err: err}
+	case err != nil:
 		return source.StartPoint{}, nil, err
 	}
-	if kind != "" && kind != "kafka" {
-		return source.StartPoint{}, nil, usageErrorf(c, "a fresh-start boundary is for a Kafka or files source; the checkpoint reads a %s source", kind)
-	}
-	if t := c.String("topic"); t != "" {
-		topic = t
-	}
-	if topic == "" {
-		return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp: the checkpoint records no Kafka topic (%s): give --topic", engine.PlanKey)
-	}
-	offs, err := lifecycle.KafkaOffsetsAfter(c.Context, brokers, topic, t)
-	if err != nil {
-		return source.StartPoint{}, nil, err
-	}
-	return source.StartPoint{Kafka: map[string]map[int32]int64{topic: offs}}, &t, nil
-}
-
-// filesBoundary resolves --from-offsets or --from-timestamp for a files
-// source into the new root's start point.
-func (e *env) filesBoundary(c *cli.Context, src gateway.Store) (source.StartPoint, *time.Time, error) {
-	if c.String("brokers") != "" || c.String("topic") != "" {
-		return source.StartPoint{}, nil, usageErrorf(c, "--brokers and --topic are for a Kafka source; the checkpoint reads a files source")
-	}
-	var (
-		from lifecycle.FilesFrom
-		ts   *time.Time
-	)
-	if raw := c.String("from-offsets"); raw != "" {
-		f, err := lifecycle.ParseFilesBoundary(raw)
-		if err != nil {
-			return source.StartPoint{}, nil, usageErrorf(c, "--from-offsets: the checkpoint reads a files source: want {\"logOffset\":N}, {\"batch\":N} or {\"files\":[…]}: %v", err)
-		}
-		from = f
-	} else {
-		t, err := time.Parse(time.RFC3339Nano, c.String("from-timestamp"))
-		if err != nil {
-			return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp %q: want RFC 3339 (2026-11-30T12:00:00Z)", c.String("from-timestamp"))
-		}
-		ts = &t
-	}
-	fs, err := lifecycle.FilesBoundary(c.Context, src, from, ts)
-	if errors.Is(err, lifecycle.ErrBadBoundary) {
-		return source.StartPoint{}, nil, usageErrorf(c, "%v", err)
-	}
-	if err != nil {
-		return source.StartPoint{}, nil, err
-	}
-	return source.StartPoint{Files: fs}, ts, nil
-}
-
-// planSource returns the source kind and Kafka topic recorded in the
-// checkpoint's plan ("" when it has no plan: a Spark checkpoint).
-func planSource(ctx context.Context, st gateway.Store) (kind, topic string, err error) {
-	data, _, err := gateway.GetBounded(ctx, st, engine.PlanKey, 0)
-	if errors.Is(err, gateway.ErrNotFound) {
-		return "", "", nil
-	}
-	if err != nil {
-		return "", "", fmt.Errorf("read %s: %w", engine.PlanKey, err)
-	}
-	var p engine.Plan
-	if err := json.Unmarshal(data, &p); err != nil {
-		return "", "", &InputError{Err: fmt.Errorf("%s: %w", engine.PlanKey, err)}
-	}
-	return p.Source["kind"], p.Source["topic"], nil
-}
-
-func mapsKeys(m map[string]map[int32]int64) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
+	return start, req.Timestamp, nil
 }
 
 // archivedError: `ckgate run` on a root archived for a fresh start. It is
