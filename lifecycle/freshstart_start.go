@@ -28,13 +28,37 @@ type StartRequest struct {
 	Topic string
 }
 
+// BoundaryError is an ErrBadBoundary that names the part of the
+// StartRequest at fault, so that a caller can name its own input (a flag,
+// a field): Field is "Offsets", "Timestamp", "Brokers" or "Topic".
+type BoundaryError struct {
+	Field string
+	Err   error // wraps ErrBadBoundary
+}
+
+func (e *BoundaryError) Error() string { return e.Err.Error() }
+func (e *BoundaryError) Unwrap() error { return e.Err }
+
+// badStart is a BoundaryError of field.
+func badStart(field, format string, a ...any) error {
+	return &BoundaryError{Field: field, Err: fmt.Errorf("%w: %s", ErrBadBoundary, fmt.Sprintf(format, a...))}
+}
+
+// given is the field of req that holds its boundary.
+func (req StartRequest) given() string {
+	if req.Offsets != "" {
+		return "Offsets"
+	}
+	return "Timestamp"
+}
+
 // ResolveStart turns req into the start point of the new root of the
 // checkpoint at src. The source is the one src's plan records; a Spark
 // checkpoint records none, and then the shape of req.Offsets says which.
 //
 // A request that does not fit the checkpoint (offsets of another topic, a
 // time without brokers, a Kafka boundary for a files source, …) is
-// ErrBadBoundary; a plan that does not read or decode is returned as
+// ErrBadBoundary (a BoundaryError where one part of req is at fault); a plan that does not read or decode is returned as
 // PlannedSource returns it (checkpoint.ErrCorrupt for a corrupt one); a
 // Kafka lookup that fails, as KafkaOffsetsAfter returns it.
 func ResolveStart(ctx context.Context, src gateway.Store, req StartRequest) (source.StartPoint, error) {
@@ -54,29 +78,29 @@ func ResolveStart(ctx context.Context, src gateway.Store, req StartRequest) (sou
 		}
 	}
 	if kind != "" && kind != "kafka" {
-		return source.StartPoint{}, fmt.Errorf("%w: a fresh-start boundary is for a Kafka or files source; the checkpoint reads a %s source", ErrBadBoundary, kind)
+		return source.StartPoint{}, badStart(req.given(), "a fresh-start boundary is for a Kafka or files source; the checkpoint reads a %s source", kind)
 	}
 	topic := fields["topic"]
 	if req.Offsets != "" {
 		m, err := checkpoint.DecodeKafkaOffsets(req.Offsets)
 		if err != nil || len(m) == 0 {
-			return source.StartPoint{}, fmt.Errorf("%w: offsets %q: want Spark's Kafka offsets {\"topic\":{\"partition\":offset}} (%v)", ErrBadBoundary, truncate(req.Offsets, 80), err)
+			return source.StartPoint{}, badStart("Offsets", "%q: want Spark's Kafka offsets {\"topic\":{\"partition\":offset}} (%v)", truncate(req.Offsets, 80), err)
 		}
 		if topic != "" {
 			if _, ok := m[topic]; !ok || len(m) != 1 {
-				return source.StartPoint{}, fmt.Errorf("%w: the offsets name %s; the checkpoint reads topic %s", ErrBadBoundary, strings.Join(slices.Sorted(maps.Keys(m)), ", "), topic)
+				return source.StartPoint{}, badStart("Offsets", "the offsets name %s; the checkpoint reads topic %s", strings.Join(slices.Sorted(maps.Keys(m)), ", "), topic)
 			}
 		}
 		return source.StartPoint{Kafka: m}, nil
 	}
 	if len(req.Brokers) == 0 {
-		return source.StartPoint{}, fmt.Errorf("%w: a Kafka boundary in time needs brokers (HOST:PORT)", ErrBadBoundary)
+		return source.StartPoint{}, badStart("Brokers", "a Kafka boundary in time needs the brokers (HOST:PORT) to ask")
 	}
 	if req.Topic != "" {
 		topic = req.Topic
 	}
 	if topic == "" {
-		return source.StartPoint{}, fmt.Errorf("%w: the checkpoint records no Kafka topic (%s): give the topic", ErrBadBoundary, checkpoint.PlanKey)
+		return source.StartPoint{}, badStart("Topic", "the checkpoint records no Kafka topic (%s): give the topic", checkpoint.PlanKey)
 	}
 	offs, err := KafkaOffsetsAfter(ctx, req.Brokers, topic, *req.Timestamp)
 	if err != nil {
@@ -87,14 +111,17 @@ func ResolveStart(ctx context.Context, src gateway.Store, req StartRequest) (sou
 
 // filesStart is ResolveStart for a files source.
 func filesStart(ctx context.Context, src gateway.Store, req StartRequest) (source.StartPoint, error) {
-	if len(req.Brokers) > 0 || req.Topic != "" {
-		return source.StartPoint{}, fmt.Errorf("%w: brokers and a topic are for a Kafka source; the checkpoint reads a files source", ErrBadBoundary)
+	if len(req.Brokers) > 0 {
+		return source.StartPoint{}, badStart("Brokers", "brokers are for a Kafka source; the checkpoint reads a files source")
+	}
+	if req.Topic != "" {
+		return source.StartPoint{}, badStart("Topic", "a topic is for a Kafka source; the checkpoint reads a files source")
 	}
 	var from FilesFrom
 	if req.Offsets != "" {
 		f, err := ParseFilesBoundary(req.Offsets)
 		if err != nil {
-			return source.StartPoint{}, fmt.Errorf("the checkpoint reads a files source: %w", err)
+			return source.StartPoint{}, &BoundaryError{Field: "Offsets", Err: fmt.Errorf("the checkpoint reads a files source: %w", err)}
 		}
 		from = f
 	}

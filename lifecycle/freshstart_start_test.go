@@ -42,25 +42,36 @@ func TestResolveStart(t *testing.T) {
 		t.Fatalf("files from a time: %+v, %v", sp, err)
 	}
 	for name, c := range map[string]struct {
-		plan string
-		req  lifecycle.StartRequest
+		plan  string
+		req   lifecycle.StartRequest
+		field string // the BoundaryError's; "": the request as a whole
 	}{
-		"neither":                   {kafka, lifecycle.StartRequest{}},
-		"both":                      {kafka, lifecycle.StartRequest{Offsets: `{"clicks":{"0":1}}`, Timestamp: &ts}},
-		"other topic":               {kafka, lifecycle.StartRequest{Offsets: `{"views":{"0":1}}`}},
-		"two topics":                {kafka, lifecycle.StartRequest{Offsets: `{"clicks":{"0":1},"views":{"0":1}}`}},
-		"not offsets":               {kafka, lifecycle.StartRequest{Offsets: `{"logOffset":3}`}},
-		"time without brokers":      {kafka, lifecycle.StartRequest{Timestamp: &ts}},
-		"time without topic":        {`{"source":{"kind":"kafka"}}`, lifecycle.StartRequest{Timestamp: &ts, Brokers: []string{"127.0.0.1:1"}}},
-		"other source":              {`{"source":{"kind":"rate"}}`, lifecycle.StartRequest{Offsets: `{"t":{"0":1}}`}},
-		"brokers for files":         {files, lifecycle.StartRequest{Timestamp: &ts, Brokers: []string{"127.0.0.1:1"}}},
-		"Kafka offsets for files":   {files, lifecycle.StartRequest{Offsets: `{"clicks":{"0":1}}`}},
-		"Spark checkpoint, garbage": {"", lifecycle.StartRequest{Offsets: `[1,2]`}},
+		"neither":                   {kafka, lifecycle.StartRequest{}, ""},
+		"both":                      {kafka, lifecycle.StartRequest{Offsets: `{"clicks":{"0":1}}`, Timestamp: &ts}, ""},
+		"other topic":               {kafka, lifecycle.StartRequest{Offsets: `{"views":{"0":1}}`}, "Offsets"},
+		"two topics":                {kafka, lifecycle.StartRequest{Offsets: `{"clicks":{"0":1},"views":{"0":1}}`}, "Offsets"},
+		"not offsets":               {kafka, lifecycle.StartRequest{Offsets: `{"logOffset":3}`}, "Offsets"},
+		"time without brokers":      {kafka, lifecycle.StartRequest{Timestamp: &ts}, "Brokers"},
+		"time without topic":        {`{"source":{"kind":"kafka"}}`, lifecycle.StartRequest{Timestamp: &ts, Brokers: []string{"127.0.0.1:1"}}, "Topic"},
+		"other source":              {`{"source":{"kind":"rate"}}`, lifecycle.StartRequest{Offsets: `{"t":{"0":1}}`}, "Offsets"},
+		"other source, a time":      {`{"source":{"kind":"rate"}}`, lifecycle.StartRequest{Timestamp: &ts}, "Timestamp"},
+		"brokers for files":         {files, lifecycle.StartRequest{Timestamp: &ts, Brokers: []string{"127.0.0.1:1"}}, "Brokers"},
+		"topic for files":           {files, lifecycle.StartRequest{Timestamp: &ts, Topic: "clicks"}, "Topic"},
+		"Kafka offsets for files":   {files, lifecycle.StartRequest{Offsets: `{"clicks":{"0":1}}`}, "Offsets"},
+		"Spark checkpoint, garbage": {"", lifecycle.StartRequest{Offsets: `[1,2]`}, "Offsets"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			sp, err := lifecycle.ResolveStart(ctx, withPlan(t, c.plan), c.req)
 			if !errors.Is(err, lifecycle.ErrBadBoundary) {
 				t.Fatalf("ResolveStart(%+v) = %+v, %v; want ErrBadBoundary", c.req, sp, err)
+			}
+			var be *lifecycle.BoundaryError
+			if field := ""; errors.As(err, &be) {
+				if field = be.Field; field != c.field {
+					t.Fatalf("%v: at fault %q, want %q", err, field, c.field)
+				}
+			} else if c.field != "" {
+				t.Fatalf("%v: names no field, want %q", err, c.field)
 			}
 		})
 	}

@@ -169,9 +169,13 @@ func (e *env) boundary(c *cli.Context, src gateway.Store) (source.StartPoint, *t
 		}
 	}
 	start, err := lifecycle.ResolveStart(c.Context, src, req)
+	var be *lifecycle.BoundaryError
 	switch {
+	case errors.As(err, &be):
+		flag := map[string]string{"Offsets": "--from-offsets", "Timestamp": "--from-timestamp", "Brokers": "--brokers", "Topic": "--topic"}[be.Field]
+		return source.StartPoint{}, nil, usageErrorf(c, "%s: %v", flag, err)
 	case errors.Is(err, lifecycle.ErrBadBoundary):
-		return source.StartPoint{}, nil, usageErrorf(c, "--from-offsets/--from-timestamp: %v", err)
+		return source.StartPoint{}, nil, usageErrorf(c, "%v", err)
 	case errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, checkpoint.ErrUnsupportedVersion):
 		return source.StartPoint{}, nil, &InputError{Err: err}
 	case err != nil:
