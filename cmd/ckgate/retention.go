@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -126,14 +124,10 @@ func sinkURLs(c *cli.Context, checkpointURL string) ([]string, error) {
 
 // sinkPlanFor reads a sink output's manifest log and plans it.
 func (e *env) sinkPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error) {
-	l, err := lifecycle.ReadSinkListing(c.Context, st)
+	l, r, err := lifecycle.PlanSinkRetention(c.Context, st, p)
 	if errors.Is(err, checkpoint.ErrNotCheckpoint) {
 		return l, nil, &InputError{Err: fmt.Errorf("--sink %s: %w", gateway.Redact(raw), err)}
 	}
-	if err != nil {
-		return l, nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
-	}
-	r, err := lifecycle.RetentionPlan(l, p)
 	if err != nil {
 		return l, nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
 	}
@@ -167,14 +161,10 @@ func (e *env) withSinks(c *cli.Context, urls []string, p lifecycle.RetentionPoli
 
 // retentionPlanFor reads the checkpoint and plans.
 func (e *env) retentionPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error) {
-	l, err := lifecycle.ReadListing(c.Context, st, p)
-	if err != nil {
-		return l, nil, fmt.Errorf("retention %s: %w", gateway.Redact(raw), err)
+	l, r, err := lifecycle.PlanCheckpointRetention(c.Context, st, p)
+	if errors.Is(err, checkpoint.ErrNotCheckpoint) {
+		return l, nil, &InputError{Err: fmt.Errorf("%s: %w", gateway.Redact(raw), err)}
 	}
-	if len(l.Objects) == 0 {
-		return l, nil, &InputError{Err: fmt.Errorf("%s: %w (nothing under it)", gateway.Redact(raw), checkpoint.ErrNotCheckpoint)}
-	}
-	r, err := lifecycle.RetentionPlan(l, p)
 	if err != nil {
 		return l, nil, fmt.Errorf("retention %s: %w", gateway.Redact(raw), err)
 	}
@@ -274,15 +264,6 @@ func writePlanTable(w io.Writer, r *lifecycle.RetentionResult, all bool) error {
 	return t.Flush()
 }
 
-// planID names a plan by its content.
-func planID(r *lifecycle.RetentionResult) string {
-	h := sha256.New()
-	for _, d := range r.Remove {
-		fmt.Fprintf(h, "%s\n", d.Key)
-	}
-	return "retention-" + hex.EncodeToString(h.Sum(nil))[:16]
-}
-
 func (e *env) retentionApply(c *cli.Context) error {
 	if c.IsSet("plan") {
 		return e.retentionApplyPlan(c)
@@ -337,7 +318,7 @@ func (e *env) applyPlan(c *cli.Context, st gateway.Store, raw string, r *lifecyc
 		_, err := fmt.Fprintf(e.stdout, "%snothing to remove\n", label)
 		return err
 	}
-	id := planID(r)
+	id := r.ID()
 	guarded, done, err := e.guard(c.Context, c, st, policy.GuardConfig{Engine: eng, Log: log,
 		Principal: policy.Principal{ID: c.String("principal"), Kind: policy.KindRetention}, StoreURL: raw,
 		CheckpointRoot: label == "", Facts: facts, Plan: &policy.Plan{ID: id, Obsolete: r.Obsolete()}})
