@@ -45,21 +45,21 @@ type JUnitProperty struct {
 	Value string `xml:"value,attr"`
 }
 
-// JUnitCase is one <testcase>: passed, failed (Failure) or skipped.
+// JUnitCase is one <testcase>: its name, Classname (how CI groups it),
+// Time in seconds ("0.012"; empty: left out) and its outcome.
 type JUnitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr,omitempty"`
+	Name      string `xml:"name,attr"`
+	Classname string `xml:"classname,attr"`
+	Time      string `xml:"time,attr,omitempty"`
+	JUnitOutcome
+}
+
+// JUnitOutcome is how a case ended: Failure or Skipped when set, passed
+// when neither is; SystemOut is shown beside it (a warning, a detail).
+type JUnitOutcome struct {
 	Failure   *JUnitMessage `xml:"failure,omitempty"`
 	Skipped   *JUnitMessage `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-// JUnitMessage is a <failure> or <skipped> element.
-type JUnitMessage struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr,omitempty"`
-	Text    string `xml:",chardata"`
 }
 
 // JUnit writes doc (a JUnitSuites or a JUnitSuite) as an XML document
@@ -77,4 +77,13 @@ func JUnit(w io.Writer, doc any) error {
 		return fmt.Errorf("write JUnit: %w", err)
 	}
 	return nil
+}
+
+// JUnitMessage is a <failure> or <skipped> element.
+type JUnitMessage struct {
+	Message string `xml:"message,attr"`
+	// Type classifies a failure (an error code, a severity); empty: left out.
+	Type string `xml:"type,attr,omitempty"`
+	// Text is the element's body: the detail CI shows when it is opened.
+	Text string `xml:",chardata"`
 }

@@ -4,37 +4,44 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
 
-func TestTableAlignsAndIndents(t *testing.T) {
-	var b bytes.Buffer
-	tb := NewTable(&b).Indent("  ")
-	tb.Row("KEY", "SIZE")
-	tb.Row("offsets/10", 232)
-	tb.Row("a", int64(5))
-	if err := tb.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	want := "  KEY         SIZE\n  offsets/10  232\n  a           5\n"
-	if b.String() != want {
-		t.Fatalf("table:\n%q\nwant\n%q", b.String(), want)
-	}
-}
-
-func TestTableOneCellRowEndsTheColumns(t *testing.T) {
-	var b bytes.Buffer
-	tb := NewTable(&b)
-	tb.Row("a", "x")
-	tb.Row("remove 3 keys")
-	tb.Row("longer key", "y")
-	if err := tb.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	want := "a  x\nremove 3 keys\nlonger key  y\n"
-	if b.String() != want {
-		t.Fatalf("table:\n%q\nwant\n%q", b.String(), want)
+// Each writer's bytes, exactly: what every command's output is made of.
+func TestWriters(t *testing.T) {
+	for name, c := range map[string]struct {
+		write func(w io.Writer) error
+		want  string
+	}{
+		"table, indented": {func(w io.Writer) error {
+			tb := NewTable(w).Indent("  ")
+			tb.Row("KEY", "SIZE")
+			tb.Row("offsets/10", 232)
+			tb.Row("a", int64(5))
+			return tb.Flush()
+		}, "  KEY         SIZE\n  offsets/10  232\n  a           5\n"},
+		"a one-cell row ends the columns": {func(w io.Writer) error {
+			tb := NewTable(w)
+			tb.Row("a", "x")
+			tb.Row("remove 3 keys")
+			tb.Row("longer key", "y")
+			return tb.Flush()
+		}, "a  x\nremove 3 keys\nlonger key  y\n"},
+		"JSON, indented, HTML escaped, a newline": {func(w io.Writer) error {
+			return JSON(w, map[string]any{"a": []int{1}, "b": "<x>"})
+		}, "{\n  \"a\": [\n    1\n  ],\n  \"b\": \"\\u003cx\\u003e\"\n}\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := c.write(&b); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != c.want {
+				t.Fatalf("wrote\n%q\nwant\n%q", b.String(), c.want)
+			}
+		})
 	}
 }
 
@@ -62,17 +69,6 @@ func TestCell(t *testing.T) {
 	}
 	if Dash("") != "-" || Dash("x") != "x" {
 		t.Fatal("Dash")
-	}
-}
-
-func TestJSONIsIndentedWithANewline(t *testing.T) {
-	var b bytes.Buffer
-	if err := JSON(&b, map[string]any{"a": []int{1}, "b": "<x>"}); err != nil {
-		t.Fatal(err)
-	}
-	want := "{\n  \"a\": [\n    1\n  ],\n  \"b\": \"\\u003cx\\u003e\"\n}\n"
-	if b.String() != want {
-		t.Fatalf("JSON %q, want %q", b.String(), want)
 	}
 }
 
