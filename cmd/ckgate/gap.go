@@ -70,11 +70,7 @@ func (e *env) gap(c *cli.Context) error {
 		case err != nil:
 			return fmt.Errorf("gap %s: %w", gateway.Redact(a[0]), err)
 		}
-		if f == "json" {
-			if err := output.JSON(e.stdout, rep); err != nil {
-				return err
-			}
-		} else if err := writeGapTable(e, gateway.Redact(a[0]), rep); err != nil {
+		if err := render(e.stdout, f, rep, func() error { return writeGapTable(e, gateway.Redact(a[0]), rep) }); err != nil {
 			return err
 		}
 		if !rep.OK() {

@@ -91,15 +91,9 @@ func (e *env) inspect(c *cli.Context) error {
 			return &InputError{Err: fmt.Errorf("%s: batch %d is not in the checkpoint (offsets %s, commits %s)",
 				gateway.Redact(a[0]), *opts.Batch, rangesText(rep.OffsetsLog.Ranges), rangesText(rep.CommitLog.Ranges))}
 		}
-		if f == "json" {
-			if err := output.JSON(e.stdout, rep); err != nil {
-				return err
-			}
-		} else {
-			t := &inspectTable{w: e.stdout, url: gateway.Redact(a[0]), partitions: c.Bool("partitions")}
-			if err := t.write(rep); err != nil {
-				return err
-			}
+		t := &inspectTable{w: e.stdout, url: gateway.Redact(a[0]), partitions: c.Bool("partitions")}
+		if err := render(e.stdout, f, rep, func() error { return t.write(rep) }); err != nil {
+			return err
 		}
 		return inspectVerdict(rep)
 	})

@@ -92,23 +92,25 @@ func (e *env) rehearse(c *cli.Context) error {
 		Scenarios: c.StringSlice("scenarios"), Seed: seed, Registry: e.registry, FaultRate: rate, Logger: e.log,
 	})
 	bar.close()
-	if errors.Is(err, rehearse.ErrSetup) {
-		return &InputError{Err: err}
-	}
 	if err != nil {
-		return err
+		return rehearseError(err)
 	}
-	if f == "json" {
-		if err := output.JSON(e.stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		printRehearsal(e, rep)
+	if err := render(e.stdout, f, rep, func() error { printRehearsal(e, rep); return nil }); err != nil {
+		return err
 	}
 	if n := rep.Failed(); n > 0 {
 		return &FindingsError{Count: n, What: "rehearse scenarios failed (lost, duplicated or not exercised)"}
 	}
 	return nil
+}
+
+// rehearseError is err of a drill or a cutover: a setup that failed
+// (ErrSetup: the spec, input or checkpoint) is unreadable input.
+func rehearseError(err error) error {
+	if errors.Is(err, rehearse.ErrSetup) {
+		return &InputError{Err: err}
+	}
+	return err
 }
 
 func printRehearsal(e *env, rep *rehearse.Report) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -79,18 +78,11 @@ func (e *env) rehearseCutover(c *cli.Context, specPath, format string) error {
 	opts.Progress = bar.set
 	rep, err := rehearse.Cutover(c.Context, cur, cand, opts)
 	bar.close()
-	if errors.Is(err, rehearse.ErrSetup) {
-		return &InputError{Err: err}
-	}
 	if err != nil {
-		return err
+		return rehearseError(err)
 	}
-	if format == "json" {
-		if err := output.JSON(e.stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		printCutover(e, rep)
+	if err := render(e.stdout, format, rep, func() error { printCutover(e, rep); return nil }); err != nil {
+		return err
 	}
 	if rep.Verdict != rehearse.VerdictSame {
 		return &FindingsError{Count: len(rep.Reasons), What: "differences between the current query and the candidate"}

@@ -2,9 +2,21 @@ package main
 
 import (
 	"fmt"
+	"io"
+
+	"github.com/ckgate/ckgate/internal/output"
 )
 
 // Rendering helpers shared by the report commands.
+
+// render writes a command's report v to w: as JSON when format is "json",
+// else as table renders it for a person.
+func render(w io.Writer, format string, v any, table func() error) error {
+	if format == "json" {
+		return output.JSON(w, v)
+	}
+	return table()
+}
 
 // bytesText formats n bytes with a binary unit.
 func bytesText(n int64) string {
