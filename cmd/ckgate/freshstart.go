@@ -78,17 +78,12 @@ func (e *env) freshStart(c *cli.Context) error {
 	if err := apart(c, "URL", a[0], "--archive-to", dest, "--new", newRoot); err != nil {
 		return err
 	}
-	p, eng, log, closeLog, err := e.housekeeping(c)
+	hk, closeAll, err := e.housekeepingCopy(c, a[0])
 	if err != nil {
 		return err
 	}
-	defer closeLog()
-	ctx := c.Context
-	src, err := e.openStore(ctx, c, a[0])
-	if err != nil {
-		return err
-	}
-	defer gateway.Close(src)
+	defer closeAll()
+	ctx, p, eng, log, src := c.Context, hk.principal, hk.eng, hk.log, hk.src
 	start, ts, err := e.boundary(c, src)
 	if err != nil {
 		return err
@@ -120,13 +115,7 @@ func (e *env) freshStart(c *cli.Context) error {
 		Source: a[0], Dest: dest, NewRoot: newRoot, Start: start, FromTimestamp: ts,
 		Principal: lifecycle.Principal{ID: p.ID, Kind: p.Kind}, Reason: reason, Concurrency: c.Int("concurrency"),
 	})
-	if lerr := log.Err(); lerr != nil && err == nil {
-		err = fmt.Errorf("decision log: %w", lerr)
-	}
-	switch {
-	case errors.Is(err, checkpoint.ErrNotCheckpoint):
-		return &InputError{Err: fmt.Errorf("%s: %w", gateway.Redact(a[0]), err)}
-	case err != nil:
+	if err := copyError(log, a[0], err); err != nil {
 		return err
 	}
 	if f == "json" {

@@ -309,6 +309,31 @@ func ruleLabel(v policy.Violation) string {
 	return v.ID + " " + v.Name
 }
 
+// housekeepingRun is what a copy that writes as housekeeping works with.
+type housekeepingRun struct {
+	principal policy.Principal
+	eng       *policy.Engine
+	log       *policy.DecisionLog
+	src       gateway.Store
+}
+
+// housekeepingCopy opens what a copy that writes as housekeeping needs
+// (archive, fresh-start): the principal, the policy engine and decision
+// log (housekeeping), and the source store at raw. closeAll closes the
+// store and the log.
+func (e *env) housekeepingCopy(c *cli.Context, raw string) (housekeepingRun, func(), error) {
+	p, eng, log, closeLog, err := e.housekeeping(c)
+	if err != nil {
+		return housekeepingRun{}, nil, err
+	}
+	src, err := e.openStore(c.Context, c, raw)
+	if err != nil {
+		closeLog()
+		return housekeepingRun{}, nil, err
+	}
+	return housekeepingRun{principal: p, eng: eng, log: log, src: src}, func() { gateway.Close(src); closeLog() }, nil
+}
+
 // housekeeping returns the principal (--principal, or this user on this
 // host), the policy engine and the decision log of a command that writes
 // as kind housekeeping (archive, fresh-start).
