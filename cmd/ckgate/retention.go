@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -122,18 +123,6 @@ func sinkURLs(c *cli.Context, checkpointURL string) ([]string, error) {
 	return out, nil
 }
 
-// sinkPlanFor reads a sink output's manifest log and plans it.
-func (e *env) sinkPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error) {
-	l, r, err := lifecycle.PlanSinkRetention(c.Context, st, p)
-	if errors.Is(err, checkpoint.ErrNotCheckpoint) {
-		return l, nil, &InputError{Err: fmt.Errorf("--sink %s: %w", gateway.Redact(raw), err)}
-	}
-	if err != nil {
-		return l, nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
-	}
-	return l, r, nil
-}
-
 // withSinks opens every --sink store, plans it and calls f with the plans
 // (in flag order); the stores stay open during f.
 func (e *env) withSinks(c *cli.Context, urls []string, p lifecycle.RetentionPolicy, f func(plans []sinkPlan, stores []gateway.Store) error) error {
@@ -159,14 +148,26 @@ func (e *env) withSinks(c *cli.Context, urls []string, p lifecycle.RetentionPoli
 	return f(plans, stores)
 }
 
-// retentionPlanFor reads the checkpoint and plans.
+// retentionPlanFor reads the checkpoint at raw and plans it.
 func (e *env) retentionPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error) {
-	l, r, err := lifecycle.PlanCheckpointRetention(c.Context, st, p)
+	return planRoot(c, lifecycle.PlanCheckpointRetention, st, "", raw, p)
+}
+
+// sinkPlanFor reads the manifest log of the sink output at raw and plans it.
+func (e *env) sinkPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error) {
+	return planRoot(c, lifecycle.PlanSinkRetention, st, "--sink ", raw, p)
+}
+
+// planRoot plans the root st at raw (named as flag, "" for the argument):
+// one that holds nothing to plan is unreadable input.
+func planRoot(c *cli.Context, plan func(context.Context, gateway.Store, lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error),
+	st gateway.Store, flag, raw string, p lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error) {
+	l, r, err := plan(c.Context, st, p)
 	if errors.Is(err, checkpoint.ErrNotCheckpoint) {
-		return l, nil, &InputError{Err: fmt.Errorf("%s: %w", gateway.Redact(raw), err)}
+		return l, nil, &InputError{Err: fmt.Errorf("%s%s: %w", flag, gateway.Redact(raw), err)}
 	}
 	if err != nil {
-		return l, nil, fmt.Errorf("retention %s: %w", gateway.Redact(raw), err)
+		return l, nil, fmt.Errorf("retention %s%s: %w", flag, gateway.Redact(raw), err)
 	}
 	return l, r, nil
 }
