@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/operator"
 	"github.com/ckgate/ckgate/engine/row"
 	"github.com/ckgate/ckgate/engine/state"
+	"golang.org/x/sync/errgroup"
 )
 
 // conf is the "conf" of offsets/N: what Spark pins in the offset log.
@@ -237,21 +237,18 @@ func (q *Query) RunBatch(ctx context.Context) (Progress, bool, error) {
 func (q *Query) writeState(ctx context.Context, version int64, changes [][]state.Change) ([]state.Written, error) {
 	out := make([]state.Written, len(changes))
 	errs := make([]error, len(changes))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
+	var g errgroup.Group
+	g.SetLimit(8)
 	for part, cs := range changes {
 		if len(cs) == 0 {
 			continue
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
 			out[part], errs[part] = q.st.Write(ctx, part, version, q.tips[part], cs,
 				func(add func(state.Change)) { q.op.Snapshot(part, add) })
-		}()
+			return nil // every partition is tried: errs keeps each one's error
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	return out, errors.Join(errs...)
 }

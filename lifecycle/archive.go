@@ -14,6 +14,7 @@ import (
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway"
+	"golang.org/x/sync/errgroup"
 )
 
 // Keys Archive writes.
@@ -408,31 +409,16 @@ func CheckNotArchived(ctx context.Context, st gateway.Store) (*ArchivedRecord, e
 // parallel runs f for 0..n-1, at most k at a time; the first error cancels
 // the rest and is returned.
 func parallel(ctx context.Context, k, n int, f func(context.Context, int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	sem := make(chan struct{}, k)
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(k)
 	for i := range n {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
+		if gctx.Err() != nil {
 			break
 		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if err := f(ctx, i); err != nil {
-				once.Do(func() { first = err; cancel(err) })
-			}
-		}()
+		g.Go(func() error { return f(gctx, i) })
 	}
-	wg.Wait()
-	if first != nil {
-		return first
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	return ctx.Err()
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ckgate/ckgate/gateway"
+	"golang.org/x/sync/errgroup"
 )
 
 // DefaultApplyConcurrency bounds parallel deletes.
@@ -42,59 +43,40 @@ func ApplyRetention(ctx context.Context, st gateway.Store, r *RetentionResult, o
 	if n <= 0 {
 		n = DefaultApplyConcurrency
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var (
 		deleted, missing atomic.Int64
 		mu               sync.Mutex
 		done             int
-		firstErr         error
-		wg               sync.WaitGroup
 	)
-	keys := make(chan string)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(n)
+	for _, d := range r.Remove {
+		if gctx.Err() != nil {
+			break
 		}
-		mu.Unlock()
-		cancel()
-	}
-	for range min(n, max(len(r.Remove), 1)) {
-		wg.Go(func() {
-			for k := range keys {
-				err := st.Delete(ctx, k, gateway.None())
-				switch {
-				case err == nil:
-					deleted.Add(1)
-				case errors.Is(err, gateway.ErrNotFound):
-					missing.Add(1)
-				default:
-					fail(fmt.Errorf("delete %s: %w", k, err))
-					continue
-				}
-				if o.Progress != nil {
-					mu.Lock()
-					done++
-					o.Progress(done, len(r.Remove))
-					mu.Unlock()
-				}
+		g.Go(func() error {
+			err := st.Delete(gctx, d.Key, gateway.None())
+			switch {
+			case err == nil:
+				deleted.Add(1)
+			case errors.Is(err, gateway.ErrNotFound):
+				missing.Add(1)
+			default:
+				return fmt.Errorf("delete %s: %w", d.Key, err)
 			}
+			if o.Progress != nil {
+				mu.Lock()
+				done++
+				o.Progress(done, len(r.Remove))
+				mu.Unlock()
+			}
+			return nil
 		})
 	}
-feed:
-	for _, d := range r.Remove {
-		select {
-		case keys <- d.Key:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(keys)
-	wg.Wait()
+	err := g.Wait()
 	res := RetentionApplyResult{Deleted: int(deleted.Load()), Missing: int(missing.Load())}
-	if firstErr != nil {
-		return res, firstErr
+	if err != nil {
+		return res, err
 	}
 	return res, ctx.Err()
 }

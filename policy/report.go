@@ -1,35 +1,18 @@
 package policy
 
 import (
-	"encoding/json"
-	"encoding/xml"
+	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/ckgate/ckgate/internal/output"
 )
 
 // JUnit encodes r as a JUnit XML report: one test case per checkpoint and
 // rule pair that has findings (deny and unknown are failures, warn is
 // reported in system-out), and one passing case per clean checkpoint.
 func (r *Report) JUnit() ([]byte, error) {
-	type failure struct {
-		Message string `xml:"message,attr"`
-		Type    string `xml:"type,attr"`
-		Text    string `xml:",chardata"`
-	}
-	type testcase struct {
-		Name      string   `xml:"name,attr"`
-		Classname string   `xml:"classname,attr"`
-		Failure   *failure `xml:"failure,omitempty"`
-		SystemOut string   `xml:"system-out,omitempty"`
-	}
-	type testsuite struct {
-		XMLName  xml.Name   `xml:"testsuite"`
-		Name     string     `xml:"name,attr"`
-		Tests    int        `xml:"tests,attr"`
-		Failures int        `xml:"failures,attr"`
-		Cases    []testcase `xml:"testcase"`
-	}
-	s := testsuite{Name: "ckgate audit"}
+	s := output.JUnitSuite{Name: "ckgate audit"}
 	byResource := map[string][]Finding{}
 	var order []string
 	for _, f := range r.Findings {
@@ -40,27 +23,27 @@ func (r *Report) JUnit() ([]byte, error) {
 	}
 	for _, cp := range r.Checkpoints {
 		if _, ok := byResource[cp.URL]; !ok {
-			s.Cases = append(s.Cases, testcase{Name: cp.URL, Classname: "checkpoint"})
+			s.Cases = append(s.Cases, output.JUnitCase{Name: cp.URL, Classname: "checkpoint"})
 		}
 	}
 	for _, res := range order {
 		for _, f := range byResource[res] {
-			tc := testcase{Name: f.ID + " " + f.Name + ": " + res, Classname: f.ID}
+			tc := output.JUnitCase{Name: f.ID + " " + f.Name + ": " + res, Classname: f.ID}
 			if f.Severity == SeverityWarn {
 				tc.SystemOut = "warn: " + f.Msg
 			} else {
-				tc.Failure = &failure{Message: f.Msg, Type: f.Severity, Text: f.Msg}
+				tc.Failure = &output.JUnitMessage{Message: f.Msg, Type: f.Severity, Text: f.Msg}
 				s.Failures++
 			}
 			s.Cases = append(s.Cases, tc)
 		}
 	}
 	s.Tests = len(s.Cases)
-	out, err := xml.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("junit: %w", err)
+	var b bytes.Buffer
+	if err := output.JUnit(&b, s); err != nil {
+		return nil, err
 	}
-	return append([]byte(xml.Header), append(out, '\n')...), nil
+	return b.Bytes(), nil
 }
 
 // SARIF encodes r as a SARIF 2.1.0 log with the rule catalogue as the
@@ -127,11 +110,11 @@ func (r *Report) SARIF(rules []Rule) ([]byte, error) {
 			"results": results,
 		}},
 	}
-	out, err := json.MarshalIndent(log, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	if err := output.JSON(&b, log); err != nil {
 		return nil, fmt.Errorf("sarif: %w", err)
 	}
-	return append(out, '\n'), nil
+	return b.Bytes(), nil
 }
 
 // Summary is one line: "3 checkpoints, 2 deny, 1 warn, 0 unknown".

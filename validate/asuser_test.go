@@ -3,13 +3,13 @@ package validate_test
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/ckgate/ckgate/internal/testproc"
 	"github.com/ckgate/ckgate/validate"
 )
 
@@ -21,44 +21,9 @@ const nobody = 65534
 // test runs as root, which switching users needs.
 func asUserSetup(t *testing.T) (child []string, dir string) {
 	t.Helper()
-	if os.Getuid() != 0 {
-		t.Skip("switching to another uid needs root")
-	}
-	dir = t.TempDir()
-	// Open the path to the directory for nobody, whatever the modes of
-	// the temporary directories are.
-	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "validate.test")
-	copyFile(t, self, bin)
+	dir, bin := testproc.SelfForOtherUser(t, "validate.test")
 	t.Setenv(childEnv, "1")
 	return []string{bin}, dir
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestAsUserCannotWrite: a root-owned directory that nobody may read but
@@ -200,7 +165,7 @@ func TestAsUserChildNotRunnable(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(private, "ckgate")
-	copyFile(t, "/bin/true", bin)
+	testproc.CopyExecutable(t, "/bin/true", bin)
 	rep, err := validate.Run(context.Background(), dir, validate.Options{AsUser: "nobody", Child: []string{bin}})
 	if err == nil || errors.Is(err, validate.ErrUsage) || rep != nil {
 		t.Fatalf("Run = %v, %v; want an error", rep, err)

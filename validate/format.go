@@ -1,13 +1,12 @@
 package validate
 
 import (
-	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/ckgate/ckgate/internal/output"
 )
 
 // Formats WriteReport knows.
@@ -31,9 +30,7 @@ func WriteReport(w io.Writer, r *Report, format string) error {
 // "result","code","kind","message","request_id","address","duration_ms"}],
 // "duration_ms"}.
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return output.JSON(w, r)
 }
 
 // WriteTable writes r for a person: a header, one aligned line per probe
@@ -51,20 +48,16 @@ func WriteTable(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, "Warning:   %s\n", warning)
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LAYER\tOPERATION\tRESULT\tCODE\tTIME\tMESSAGE")
+	t := output.NewTable(w)
+	t.Row("LAYER", "OPERATION", "RESULT", "CODE", "TIME", "MESSAGE")
 	for _, res := range r.Results {
-		code := res.Code
-		if code == "" {
-			code = "-"
-		}
 		msg := res.Message
 		if res.RequestID != "" {
 			msg += " [request id " + res.RequestID + "]"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", res.Layer, res.Operation, strings.ToUpper(string(res.Result)), code, duration(res.DurationMS), oneLine(msg))
+		t.Row(res.Layer, res.Operation, strings.ToUpper(string(res.Result)), output.Dash(res.Code), duration(res.DurationMS), output.Cell(msg))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.Flush(); err != nil {
 		return err
 	}
 	verdict := "OK"
@@ -87,57 +80,6 @@ func duration(ms float64) string {
 	return strconv.FormatFloat(ms/1000, 'f', 1, 64) + "s"
 }
 
-// oneLine keeps a table cell on one line.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '\t' {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
-// JUnit XML (the subset CI systems read: Jenkins, GitLab, GitHub actions).
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
-	Properties []junitProperty `xml:"properties>property"`
-	Cases      []junitCase     `xml:"testcase"`
-}
-
-type junitProperty struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitMessage struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr,omitempty"`
-	Text    string `xml:",chardata"`
-}
-
 func seconds(ms float64) string { return strconv.FormatFloat(ms/1000, 'f', 3, 64) }
 
 // WriteJUnit writes r as JUnit XML: one test suite per run, one test case
@@ -145,20 +87,21 @@ func seconds(ms float64) string { return strconv.FormatFloat(ms/1000, 'f', 3, 64
 // failure; a skipped one is skipped; an unknown one is skipped with a
 // message that starts with "unknown:", so that CI shows it.
 func WriteJUnit(w io.Writer, r *Report) error {
-	suite := junitSuite{
+	suite := output.JUnitSuite{
 		Name: "ckgate validate-access " + r.URL,
 		Time: seconds(r.DurationMS),
-		Properties: []junitProperty{
+		Properties: &output.JUnitProperties{Property: []output.JUnitProperty{
 			{Name: "url", Value: r.URL},
 			{Name: "principal", Value: r.Principal},
 			{Name: "probe_key", Value: r.ProbeKey},
-		},
+		}},
 	}
 	for _, warning := range r.Warnings {
-		suite.Properties = append(suite.Properties, junitProperty{Name: "warning", Value: warning})
+		suite.Properties.Property = append(suite.Properties.Property, output.JUnitProperty{Name: "warning", Value: warning})
 	}
+	skipped := 0
 	for _, res := range r.Results {
-		c := junitCase{
+		c := output.JUnitCase{
 			Name:      res.Operation,
 			Classname: "validate-access." + string(res.Layer),
 			Time:      seconds(res.DurationMS),
@@ -173,29 +116,20 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		switch res.Result {
 		case Fail:
 			suite.Failures++
-			c.Failure = &junitMessage{Message: detail, Type: res.Code, Text: detail}
+			c.Failure = &output.JUnitMessage{Message: detail, Type: res.Code, Text: detail}
 		case Skip:
-			suite.Skipped++
-			c.Skipped = &junitMessage{Message: res.Message}
+			skipped++
+			c.Skipped = &output.JUnitMessage{Message: res.Message}
 		case Unknown:
-			suite.Skipped++
-			c.Skipped = &junitMessage{Message: "unknown: " + detail}
+			skipped++
+			c.Skipped = &output.JUnitMessage{Message: "unknown: " + detail}
 		default:
 			c.SystemOut = res.Message
 		}
 		suite.Tests++
 		suite.Cases = append(suite.Cases, c)
 	}
-	doc := junitSuites{Name: "ckgate validate-access", Tests: suite.Tests, Failures: suite.Failures,
-		Skipped: suite.Skipped, Time: suite.Time, Suites: []junitSuite{suite}}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	suite.Skipped = &skipped
+	return output.JUnit(w, output.JUnitSuites{Name: "ckgate validate-access", Tests: suite.Tests, Failures: suite.Failures,
+		Skipped: skipped, Time: suite.Time, Suites: []output.JUnitSuite{suite}})
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 )
 
 func TestRedactor(t *testing.T) {
@@ -169,7 +170,7 @@ func TestWriteJUnit(t *testing.T) {
 	if err := WriteJUnit(&b, sampleReport()); err != nil {
 		t.Fatal(err)
 	}
-	var doc junitSuites
+	var doc output.JUnitSuites
 	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatalf("not XML: %v\n%s", err, b.String())
 	}

@@ -9,7 +9,10 @@ import (
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/stores"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
+	"github.com/ckgate/ckgate/policy"
 )
 
 // archiveCommand is `ckgate archive URL DEST [--fresh-start]`.
@@ -60,6 +63,19 @@ func location(raw string) string {
 	return loc
 }
 
+// copyError is the outcome of a copy from src (archive, fresh-start): its
+// error, or else the decision log's (a decision that was not logged fails
+// the command); a source that is not a checkpoint is unreadable input.
+func copyError(log *policy.DecisionLog, src string, err error) error {
+	if lerr := log.Err(); lerr != nil && err == nil {
+		err = fmt.Errorf("decision log: %w", lerr)
+	}
+	if errors.Is(err, checkpoint.ErrNotCheckpoint) {
+		return &InputError{Err: fmt.Errorf("%s: %w", gateway.Redact(src), err)}
+	}
+	return err
+}
+
 // apart refuses (usage error) locations of one copy that overlap: given as
 // name, URL, name, URL, ..., every pair must be neither equal nor nested,
 // compared canonically (lifecycle.CheckApart): an archive inside its own
@@ -98,26 +114,19 @@ func (e *env) archive(c *cli.Context) error {
 	if err := apart(c, locs...); err != nil {
 		return err
 	}
-	p, eng, log, closeLog, err := e.housekeeping(c)
+	hk, closeAll, err := e.housekeepingCopy(c, a[0])
 	if err != nil {
 		return err
 	}
-	defer closeLog()
-	ctx := c.Context
-	src, err := e.openStore(ctx, c, a[0])
-	if err != nil {
-		return err
-	}
-	defer gateway.Close(src)
+	defer closeAll()
+	ctx, p, eng, log, src := c.Context, hk.principal, hk.eng, hk.log, hk.src
 	dst, err := e.openStore(ctx, c, a[1])
 	if err != nil {
 		return err
 	}
 	defer gateway.Close(dst)
-	if u, _ := gateway.ParseURL(a[1]); u != nil && u.Scheme == "file" {
-		if err := gateway.MakeBucket(ctx, dst); err != nil {
-			return fmt.Errorf("archive destination %s: %w", gateway.Redact(a[1]), err)
-		}
+	if err := stores.MakeLocalRoot(ctx, a[1], dst); err != nil {
+		return fmt.Errorf("archive destination %s: %w", gateway.Redact(a[1]), err)
 	}
 	var newStore gateway.Store
 	if newRoot != "" {
@@ -139,17 +148,11 @@ func (e *env) archive(c *cli.Context) error {
 		Progress:    func(done, total int) { bar.set(done, total, "") },
 	})
 	bar.close()
-	if lerr := log.Err(); lerr != nil && err == nil {
-		err = fmt.Errorf("decision log: %w", lerr)
-	}
-	switch {
-	case errors.Is(err, checkpoint.ErrNotCheckpoint):
-		return &InputError{Err: fmt.Errorf("%s: %w", gateway.Redact(a[0]), err)}
-	case err != nil:
+	if err := copyError(log, a[0], err); err != nil {
 		return err
 	}
 	if f == "json" {
-		return printJSON(e.stdout, archiveSummary(res))
+		return output.JSON(e.stdout, archiveSummary(res))
 	}
 	m := res.Manifest
 	fmt.Fprintf(e.stdout, "archived %s → %s: %d files, %s, verified (size and SHA-256 of every key) in %s (%.1f MB/s)\n",

@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 )
 
@@ -53,23 +53,23 @@ func (e *env) archiveVerify(c *cli.Context) error {
 			return &InputError{Err: fmt.Errorf("%s: %w", gateway.Redact(a[0]), err)}
 		}
 		if f == "json" {
-			if err := printJSON(e.stdout, archiveVerifyJSON{Archive: gateway.Redact(a[0]), QueryID: m.QueryID, Files: len(m.Entries),
+			if err := output.JSON(e.stdout, archiveVerifyJSON{Archive: gateway.Redact(a[0]), QueryID: m.QueryID, Files: len(m.Entries),
 				Bytes: m.Bytes, OK: len(bad) == 0, Mismatches: append([]lifecycle.Mismatch{}, bad...)}); err != nil {
 				return err
 			}
 		} else {
 			if len(bad) == 0 {
 				fmt.Fprintf(e.stdout, "archive %s: %d files, %s (query %s): every file matches the manifest (size and SHA-256)\n",
-					gateway.Redact(a[0]), len(m.Entries), bytesText(m.Bytes), dash(m.QueryID))
+					gateway.Redact(a[0]), len(m.Entries), bytesText(m.Bytes), output.Dash(m.QueryID))
 				return nil
 			}
 			fmt.Fprintf(e.stdout, "archive %s: %d of %d files differ from the manifest: restoring it is refused\n", gateway.Redact(a[0]), len(bad), len(m.Entries))
-			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "PROBLEM\tKEY\tMANIFEST\tARCHIVE")
+			t := output.NewTable(e.stdout)
+			t.Row("PROBLEM", "KEY", "MANIFEST", "ARCHIVE")
 			for _, b := range bad {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", b.Problem, b.Key, dash(b.Want), dash(b.Got))
+				t.Row(b.Problem, b.Key, output.Dash(b.Want), output.Dash(b.Got))
 			}
-			if err := tw.Flush(); err != nil {
+			if err := t.Flush(); err != nil {
 				return err
 			}
 		}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/policy"
 )
 
@@ -86,7 +86,7 @@ func (e *env) audit(c *cli.Context) error {
 	}
 	switch f {
 	case "json":
-		err = writeJSON(e.stdout, rep)
+		err = output.JSON(e.stdout, rep)
 	case "junit":
 		var b []byte
 		if b, err = rep.JUnit(); err == nil {
@@ -150,14 +150,14 @@ func readLifecycle(specs []string) ([]policy.Bucket, error) {
 }
 
 func writeAuditTable(e *env, rep *policy.Report) error {
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	t := output.NewTable(e.stdout)
 	if len(rep.Findings) > 0 {
-		fmt.Fprintln(tw, "SEVERITY\tRULE\tRESOURCE\tMESSAGE")
+		t.Row("SEVERITY", "RULE", "RESOURCE", "MESSAGE")
 	}
 	for _, f := range rep.Findings {
-		fmt.Fprintf(tw, "%s\t%s %s\t%s\t%s\n", strings.ToUpper(f.Severity), f.ID, f.Name, f.Resource, f.Msg)
+		t.Row(strings.ToUpper(f.Severity), f.ID+" "+f.Name, f.Resource, f.Msg)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.Flush(); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(e.stdout, "%s (outage window %dh)\n", rep.Summary(), rep.OutageWindowHours)

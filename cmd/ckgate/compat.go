@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/ckgate/ckgate/engine/compat"
 	"github.com/ckgate/ckgate/engine/spec"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 )
 
 // compatCommand is `ckgate compat URL --spec SPEC | --plan PLAN.json`:
@@ -137,7 +137,7 @@ func (e *env) compat(c *cli.Context) error {
 		res := compat.Compare(rec, prop)
 		out := compatOutput{Checkpoint: url, QueryID: rep.QueryID, Status: string(rep.Status), Proposed: from, Result: res}
 		if f == "json" {
-			if err := printJSON(e.stdout, out); err != nil {
+			if err := output.JSON(e.stdout, out); err != nil {
 				return err
 			}
 		} else if err := writeCompatTable(e.stdout, out); err != nil {
@@ -251,18 +251,18 @@ func compatVerdict(r *compat.Result, strict bool) error {
 func writeCompatTable(w io.Writer, o compatOutput) error {
 	r := o.Result
 	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "CHECKPOINT\t%s (%s, query %s, %s)\n", o.Checkpoint, r.Writer, dash(o.QueryID), o.Status)
-	fmt.Fprintf(tw, "PROPOSED\t%s\n", o.Proposed)
+	t := output.NewTable(&b)
+	t.Row("CHECKPOINT", fmt.Sprintf("%s (%s, query %s, %s)", o.Checkpoint, r.Writer, output.Dash(o.QueryID), o.Status))
+	t.Row("PROPOSED", o.Proposed)
 	verdict := "COMPATIBLE"
 	if !r.Compatible {
 		verdict = "NOT COMPATIBLE"
 	} else if r.Count(compat.Undefined) > 0 {
 		verdict = "COMPATIBLE, with undefined changes (their effect depends on the query)"
 	}
-	fmt.Fprintf(tw, "VERDICT\t%s: %d not allowed, %d undefined, %d allowed; %d unchecked\n", verdict,
-		r.Count(compat.NotAllowed), r.Count(compat.Undefined), r.Count(compat.Allowed), len(r.Unchecked))
-	tw.Flush()
+	t.Row("VERDICT", fmt.Sprintf("%s: %d not allowed, %d undefined, %d allowed; %d unchecked", verdict,
+		r.Count(compat.NotAllowed), r.Count(compat.Undefined), r.Count(compat.Allowed), len(r.Unchecked)))
+	t.Flush()
 	rank := map[compat.Class]int{compat.NotAllowed: 0, compat.Undefined: 1, compat.Allowed: 2}
 	changes := slices.Clone(r.Changes)
 	slices.SortStableFunc(changes, func(a, b compat.Change) int { return rank[a.Class] - rank[b.Class] })
@@ -278,11 +278,11 @@ func writeCompatTable(w io.Writer, o compatOutput) error {
 	}
 	if len(r.Unchecked) > 0 {
 		b.WriteString("\nUNCHECKED (not compared: give them with --baseline, or in the plan)\n")
-		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		t = output.NewTable(&b).Indent("  ")
 		for _, u := range r.Unchecked {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", u.Rule, u.Field, u.Reason)
+			t.Row(u.Rule, u.Field, u.Reason)
 		}
-		tw.Flush()
+		t.Flush()
 	}
 	if len(r.Notes) > 0 {
 		b.WriteString("\nNOTES\n")

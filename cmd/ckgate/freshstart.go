@@ -12,6 +12,8 @@ import (
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/source"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/stores"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 )
 
@@ -76,61 +78,48 @@ func (e *env) freshStart(c *cli.Context) error {
 	if err := apart(c, "URL", a[0], "--archive-to", dest, "--new", newRoot); err != nil {
 		return err
 	}
-	p, eng, log, closeLog, err := e.housekeeping(c)
+	hk, closeAll, err := e.housekeepingCopy(c, a[0])
 	if err != nil {
 		return err
 	}
-	defer closeLog()
-	ctx := c.Context
-	src, err := e.openStore(ctx, c, a[0])
-	if err != nil {
-		return err
-	}
-	defer gateway.Close(src)
+	defer closeAll()
+	ctx, p, eng, log, src := c.Context, hk.principal, hk.eng, hk.log, hk.src
 	start, ts, err := e.boundary(c, src)
 	if err != nil {
 		return err
 	}
-	stores := map[string]gateway.Store{}
+	roots := map[string]gateway.Store{}
 	for _, raw := range []string{dest, newRoot} {
 		st, err := e.openStore(ctx, c, raw)
 		if err != nil {
 			return err
 		}
 		defer gateway.Close(st)
-		if u, _ := gateway.ParseURL(raw); u != nil && u.Scheme == "file" {
-			if err := gateway.MakeBucket(ctx, st); err != nil {
-				return fmt.Errorf("%s: %w", gateway.Redact(raw), err)
-			}
+		if err := stores.MakeLocalRoot(ctx, raw, st); err != nil {
+			return fmt.Errorf("%s: %w", gateway.Redact(raw), err)
 		}
-		stores[raw] = st
+		roots[raw] = st
 	}
-	src, gdest, done, err := e.guardCopy(c, p, eng, log, src, a[0], stores[dest], dest)
+	src, gdest, done, err := e.guardCopy(c, p, eng, log, src, a[0], roots[dest], dest)
 	if err != nil {
 		return err
 	}
 	defer done()
-	gnew, doneNew, err := e.guardArchive(c, eng, log, stores[newRoot], newRoot)
+	gnew, doneNew, err := e.guardArchive(c, eng, log, roots[newRoot], newRoot)
 	if err != nil {
 		return err
 	}
 	defer doneNew()
-	stores[dest], stores[newRoot] = gdest, gnew
-	res, err := lifecycle.FreshStart(ctx, src, stores[dest], stores[newRoot], lifecycle.FreshStartOptions{
+	roots[dest], roots[newRoot] = gdest, gnew
+	res, err := lifecycle.FreshStart(ctx, src, roots[dest], roots[newRoot], lifecycle.FreshStartOptions{
 		Source: a[0], Dest: dest, NewRoot: newRoot, Start: start, FromTimestamp: ts,
 		Principal: lifecycle.Principal{ID: p.ID, Kind: p.Kind}, Reason: reason, Concurrency: c.Int("concurrency"),
 	})
-	if lerr := log.Err(); lerr != nil && err == nil {
-		err = fmt.Errorf("decision log: %w", lerr)
-	}
-	switch {
-	case errors.Is(err, checkpoint.ErrNotCheckpoint):
-		return &InputError{Err: fmt.Errorf("%s: %w", gateway.Redact(a[0]), err)}
-	case err != nil:
+	if err := copyError(log, a[0], err); err != nil {
 		return err
 	}
 	if f == "json" {
-		return printJSON(e.stdout, struct {
+		return output.JSON(e.stdout, struct {
 			Archive   archiveJSON               `json:"archive"`
 			Migration lifecycle.MigrationRecord `json:"migration"`
 			Steps     []string                  `json:"steps"`
@@ -151,125 +140,37 @@ func (e *env) freshStart(c *cli.Context) error {
 	return nil
 }
 
-// boundary resolves --from-offsets or --from-timestamp into the new root's
-// start point (and the time, for the latter).
+// boundary resolves --from-offsets or --from-timestamp (with --brokers
+// and --topic) against the checkpoint at src into the new root's start
+// point (and the time, for the latter).
 func (e *env) boundary(c *cli.Context, src gateway.Store) (source.StartPoint, *time.Time, error) {
-	kind, _, err := lifecycle.PlannedSource(c.Context, src)
-	if err != nil {
-		return source.StartPoint{}, nil, &InputError{Err: err}
-	}
-	if kind == "files" {
-		return e.filesBoundary(c, src)
-	}
-	if raw := c.String("from-offsets"); raw != "" && kind == "" {
-		// A Spark checkpoint records no source kind: a files boundary
-		// says it.
-		if _, err := lifecycle.ParseFilesBoundary(raw); err == nil {
-			return e.filesBoundary(c, src)
-		}
-	}
-	if raw := c.String("from-offsets"); raw != "" {
-		m, err := checkpoint.DecodeKafkaOffsets(raw)
-		if err != nil || len(m) == 0 {
-			return source.StartPoint{}, nil, usageErrorf(c, "--from-offsets %q: want Spark's Kafka offsets {\"topic\":{\"partition\":offset}} (%v)", raw, err)
-		}
-		kind, topic, err := planSource(c.Context, src)
+	req := lifecycle.StartRequest{Offsets: c.String("from-offsets"), Topic: c.String("topic")}
+	if raw := c.String("from-timestamp"); raw != "" {
+		t, err := time.Parse(time.RFC3339Nano, raw)
 		if err != nil {
-			return source.StartPoint{}, nil, err
+			return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp %q: want RFC 3339 (2026-11-30T12:00:00Z)", raw)
 		}
-		if kind != "" && kind != "kafka" {
-			return source.StartPoint{}, nil, usageErrorf(c, "a fresh-start boundary is for a Kafka or files source; the checkpoint reads a %s source", kind)
-		}
-		if topic != "" {
-			if _, ok := m[topic]; !ok || len(m) != 1 {
-				return source.StartPoint{}, nil, usageErrorf(c, "--from-offsets names %s; the checkpoint reads topic %s", strings.Join(mapsKeys(m), ", "), topic)
-			}
-		}
-		return source.StartPoint{Kafka: m}, nil, nil
+		req.Timestamp = &t
 	}
-	t, err := time.Parse(time.RFC3339Nano, c.String("from-timestamp"))
-	if err != nil {
-		return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp %q: want RFC 3339 (2026-11-30T12:00:00Z)", c.String("from-timestamp"))
-	}
-	var brokers []string
 	for _, b := range strings.Split(c.String("brokers"), ",") {
 		if b = strings.TrimSpace(b); b != "" {
-			brokers = append(brokers, b)
+			req.Brokers = append(req.Brokers, b)
 		}
 	}
-	if len(brokers) == 0 {
-		return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp needs --brokers HOST:PORT")
-	}
-	kind, topic, err := planSource(c.Context, src)
-	if err != nil {
-		return source.StartPoint{}, nil, err
-	}
-	if kind != "" && kind != "kafka" {
-		return source.StartPoint{}, nil, usageErrorf(c, "a fresh-start boundary is for a Kafka or files source; the checkpoint reads a %s source", kind)
-	}
-	if t := c.String("topic"); t != "" {
-		topic = t
-	}
-	if topic == "" {
-		return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp: the checkpoint records no Kafka topic (%s): give --topic", checkpoint.PlanKey)
-	}
-	offs, err := lifecycle.KafkaOffsetsAfter(c.Context, brokers, topic, t)
-	if err != nil {
-		return source.StartPoint{}, nil, err
-	}
-	return source.StartPoint{Kafka: map[string]map[int32]int64{topic: offs}}, &t, nil
-}
-
-// filesBoundary resolves --from-offsets or --from-timestamp for a files
-// source into the new root's start point.
-func (e *env) filesBoundary(c *cli.Context, src gateway.Store) (source.StartPoint, *time.Time, error) {
-	if c.String("brokers") != "" || c.String("topic") != "" {
-		return source.StartPoint{}, nil, usageErrorf(c, "--brokers and --topic are for a Kafka source; the checkpoint reads a files source")
-	}
-	var (
-		from lifecycle.FilesFrom
-		ts   *time.Time
-	)
-	if raw := c.String("from-offsets"); raw != "" {
-		f, err := lifecycle.ParseFilesBoundary(raw)
-		if err != nil {
-			return source.StartPoint{}, nil, usageErrorf(c, "--from-offsets: the checkpoint reads a files source: want {\"logOffset\":N}, {\"batch\":N} or {\"files\":[…]}: %v", err)
-		}
-		from = f
-	} else {
-		t, err := time.Parse(time.RFC3339Nano, c.String("from-timestamp"))
-		if err != nil {
-			return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp %q: want RFC 3339 (2026-11-30T12:00:00Z)", c.String("from-timestamp"))
-		}
-		ts = &t
-	}
-	fs, err := lifecycle.FilesBoundary(c.Context, src, from, ts)
-	if errors.Is(err, lifecycle.ErrBadBoundary) {
+	start, err := lifecycle.ResolveStart(c.Context, src, req)
+	var be *lifecycle.BoundaryError
+	switch {
+	case errors.As(err, &be):
+		flag := map[string]string{"Offsets": "--from-offsets", "Timestamp": "--from-timestamp", "Brokers": "--brokers", "Topic": "--topic"}[be.Field]
+		return source.StartPoint{}, nil, usageErrorf(c, "%s: %v", flag, err)
+	case errors.Is(err, lifecycle.ErrBadBoundary):
 		return source.StartPoint{}, nil, usageErrorf(c, "%v", err)
-	}
-	if err != nil {
+	case errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, checkpoint.ErrUnsupportedVersion):
+		return source.StartPoint{}, nil, &InputError{Err: err}
+	case err != nil:
 		return source.StartPoint{}, nil, err
 	}
-	return source.StartPoint{Files: fs}, ts, nil
-}
-
-// planSource returns the source kind and Kafka topic recorded in the
-// checkpoint's plan ("" when it has no plan: a Spark checkpoint); a plan
-// that does not decode is unreadable input.
-func planSource(ctx context.Context, st gateway.Store) (kind, topic string, err error) {
-	kind, fields, err := lifecycle.PlannedSource(ctx, st)
-	if errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, checkpoint.ErrUnsupportedVersion) {
-		return "", "", &InputError{Err: err}
-	}
-	return kind, fields["topic"], err
-}
-
-func mapsKeys(m map[string]map[int32]int64) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
+	return start, req.Timestamp, nil
 }
 
 // archivedError: `ckgate run` on a root archived for a fresh start. It is

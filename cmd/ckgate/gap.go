@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 )
 
@@ -84,11 +84,7 @@ func (e *env) gap(c *cli.Context) error {
 		case err != nil:
 			return fmt.Errorf("gap %s: %w", gateway.Redact(a[0]), err)
 		}
-		if f == "json" {
-			if err := printJSON(e.stdout, rep); err != nil {
-				return err
-			}
-		} else if err := writeGapTable(e, gateway.Redact(a[0]), rep); err != nil {
+		if err := render(e.stdout, f, rep, func() error { return writeGapTable(e, gateway.Redact(a[0]), rep) }); err != nil {
 			return err
 		}
 		if !rep.OK() {
@@ -99,9 +95,9 @@ func (e *env) gap(c *cli.Context) error {
 }
 
 func writeGapTable(e *env, url string, r *lifecycle.GapReport) error {
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "CHECKPOINT\t%s\n", url)
-	fmt.Fprintf(tw, "STATUS\t%s\n", r.Status)
+	t := output.NewTable(e.stdout)
+	t.Row("CHECKPOINT", url)
+	t.Row("STATUS", r.Status)
 	resume := "the initial offsets (no committed batch)"
 	if r.ResumeFrom != nil {
 		resume = fmt.Sprintf("the end offsets of committed batch %d", *r.ResumeFrom)
@@ -109,31 +105,31 @@ func writeGapTable(e *env, url string, r *lifecycle.GapReport) error {
 	if r.InFlight != nil {
 		resume += fmt.Sprintf("; in-flight batch %d is re-read up to its end offsets", *r.InFlight)
 	}
-	fmt.Fprintf(tw, "RESUMES FROM\t%s\n", resume)
+	t.Row("RESUMES FROM", resume)
 	verdict := "OK: the sources still hold everything a restart reads"
 	if !r.OK() {
 		verdict = fmt.Sprintf("GAP: %d partitions or files cannot be replayed", r.Problems)
 	}
-	fmt.Fprintf(tw, "VERDICT\t%s\n", verdict)
+	t.Row("VERDICT", verdict)
 	if a := r.Archived; a != nil {
-		fmt.Fprintf(tw, "ARCHIVED\tto %s at %s by %s (%s): run the query on a new checkpoint root\n",
-			a.ArchivedTo, a.Time.Format(time.RFC3339), a.Principal.ID, a.Reason)
+		t.Row("ARCHIVED", fmt.Sprintf("to %s at %s by %s (%s): run the query on a new checkpoint root",
+			a.ArchivedTo, a.Time.Format(time.RFC3339), a.Principal.ID, a.Reason))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.Flush(); err != nil {
 		return err
 	}
 	for _, s := range r.Sources {
 		fmt.Fprintf(e.stdout, "\nSOURCE %s (%s)", s.ID, s.Kind)
 		if s.Kind == "kafka" && s.Identity != nil {
-			fmt.Fprintf(e.stdout, " plan: cluster %s topic %s id %s", dash(s.Identity["cluster_id"]), dash(s.Identity["topic"]), dash(s.Identity["topic_id"]))
+			fmt.Fprintf(e.stdout, " plan: cluster %s topic %s id %s", output.Dash(s.Identity["cluster_id"]), output.Dash(s.Identity["topic"]), output.Dash(s.Identity["topic_id"]))
 		}
 		if s.Note != "" {
 			fmt.Fprintf(e.stdout, "\n  note: %s", s.Note)
 		}
 		fmt.Fprintln(e.stdout)
 		if len(s.Partitions) > 0 {
-			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "  TOPIC\tPARTITION\tSTATUS\tRESUME\tUNTIL\tSTART\tEND\tEXPIRED\tAHEAD")
+			t := output.NewTable(e.stdout).Indent("  ")
+			t.Row("TOPIC", "PARTITION", "STATUS", "RESUME", "UNTIL", "START", "END", "EXPIRED", "AHEAD")
 			for _, p := range s.Partitions {
 				status := p.Status
 				if len(p.Problems) > 1 {
@@ -143,10 +139,9 @@ func writeGapTable(e *env, url string, r *lifecycle.GapReport) error {
 				if p.Until != nil {
 					until = strconv.FormatInt(*p.Until, 10)
 				}
-				fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\n", p.Topic, p.Partition, status, p.Resume, until,
-					offText(p.Start), offText(p.End), p.Expired, p.Ahead)
+				t.Row(p.Topic, p.Partition, status, p.Resume, until, offText(p.Start), offText(p.End), p.Expired, p.Ahead)
 			}
-			if err := tw.Flush(); err != nil {
+			if err := t.Flush(); err != nil {
 				return err
 			}
 		}

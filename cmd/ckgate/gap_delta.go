@@ -12,6 +12,7 @@ import (
 
 	"github.com/ckgate/ckgate/engine/delta"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 )
 
@@ -73,7 +74,7 @@ func writeDeltaGap(w io.Writer, table string, r *delta.ResumeReport) {
 		start = " (inside its initial snapshot)"
 	}
 	fmt.Fprintf(w, "  resumes at version %d%s; table id %s (checkpoint read %s); versions %d..%d replayable\n",
-		r.ResumeVersion, start, dash(r.TableID), dash(r.CheckpointID), r.EarliestVersion, r.LatestVersion)
+		r.ResumeVersion, start, output.Dash(r.TableID), output.Dash(r.CheckpointID), r.EarliestVersion, r.LatestVersion)
 	if r.IDChangedAt != nil {
 		fmt.Fprintf(w, "  the id changed at version %d\n", *r.IDChangedAt)
 	}

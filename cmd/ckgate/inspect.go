@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -9,14 +9,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/compat"
 	"github.com/ckgate/ckgate/engine/delta"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 )
 
 // inspectCommand is `ckgate inspect URL`: what an on-call engineer needs
@@ -103,7 +104,7 @@ func (e *env) inspect(c *cli.Context) error {
 		}
 		if opts.Batch != nil && !hasBatch(rep, *opts.Batch) {
 			return &InputError{Err: fmt.Errorf("%s: batch %d is not in the checkpoint (offsets %s, commits %s)",
-				gateway.Redact(a[0]), *opts.Batch, rangesText(rep.OffsetsLog.Ranges), rangesText(rep.CommitLog.Ranges))}
+				gateway.Redact(a[0]), *opts.Batch, checkpoint.RangesText(rep.OffsetsLog.Ranges), checkpoint.RangesText(rep.CommitLog.Ranges))}
 		}
 		var ds *delta.SinkReport
 		if deltaStore != nil {
@@ -114,22 +115,21 @@ func (e *env) inspect(c *cli.Context) error {
 				return err
 			}
 		}
-		if f == "json" {
-			var v any = rep
-			if ds != nil {
-				v = inspectWithDeltaSink{Report: rep, Sink: ds}
-			}
-			if err := printJSON(e.stdout, v); err != nil {
-				return err
-			}
-		} else {
-			t := &inspectTable{w: e.stdout, url: gateway.Redact(a[0]), partitions: c.Bool("partitions")}
+		var v any = rep
+		if ds != nil {
+			v = inspectWithDeltaSink{Report: rep, Sink: ds}
+		}
+		t := &inspectTable{w: e.stdout, url: gateway.Redact(a[0]), partitions: c.Bool("partitions")}
+		if err := render(e.stdout, f, v, func() error {
 			if err := t.write(rep); err != nil {
 				return err
 			}
 			if ds != nil {
 				writeDeltaSink(e.stdout, ds)
 			}
+			return nil
+		}); err != nil {
+			return err
 		}
 		return inspectVerdict(rep)
 	})
@@ -164,20 +164,8 @@ func inspectVerdict(r *checkpoint.Report) error {
 	return &FindingsError{Count: len(errs), What: what}
 }
 
-func rangesText(rs []checkpoint.Range) string {
-	if len(rs) == 0 {
-		return "none"
-	}
-	var parts []string
-	for _, r := range rs {
-		if r[0] == r[1] {
-			parts = append(parts, strconv.FormatInt(r[0], 10))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d..%d", r[0], r[1]))
-		}
-	}
-	return strings.Join(parts, ",")
-}
+// rangesText is checkpoint.RangesText, "none" for no ranges.
+func rangesText(rs []checkpoint.Range) string { return cmp.Or(checkpoint.RangesText(rs), "none") }
 
 // inspectTable prints a report for a person, most urgent first: the
 // verdict, then who, progress, state and findings.
@@ -199,12 +187,12 @@ func (t *inspectTable) table(header string, rows [][]string) {
 	if t.err != nil {
 		return
 	}
-	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  "+header)
+	tb := output.NewTable(t.w).Indent("  ")
+	tb.Row(header)
 	for _, r := range rows {
-		fmt.Fprintln(tw, "  "+strings.Join(r, "\t"))
+		tb.Row(strings.Join(r, "\t"))
 	}
-	t.err = tw.Flush()
+	t.err = tb.Flush()
 }
 
 func (t *inspectTable) write(r *checkpoint.Report) error {
@@ -230,10 +218,10 @@ func msTime(ms int64) string {
 }
 
 func (t *inspectTable) overview(r *checkpoint.Report) {
-	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	tb := output.NewTable(t.w)
+	row := func(k, v string) { tb.Row(k, v) }
 	row("CHECKPOINT", t.url)
-	row("QUERY ID", dash(r.QueryID))
+	row("QUERY ID", output.Dash(r.QueryID))
 	row("WRITER", writerText(r.Writer))
 	row("STATUS", strings.ToUpper(string(r.Status))+statusHint(r))
 	row("LATEST", fmt.Sprintf("offsets batch L=%s, commit C=%s (offsets log %s, commit log %s)",
@@ -262,7 +250,7 @@ func (t *inspectTable) overview(r *checkpoint.Report) {
 	row("FORMAT", fmt.Sprintf("offsets v%d, %s, checkpoint format v%d", fm.OffsetLogVersion, commits, fm.CheckpointFormat))
 	row("SIZE", fmt.Sprintf("%d files, %s (state %s)", r.Files, bytesText(r.TotalBytes), bytesText(r.StateBytes)))
 	if t.err == nil {
-		t.err = tw.Flush()
+		t.err = tb.Flush()
 	}
 }
 
@@ -360,7 +348,7 @@ func (t *inspectTable) batches(r *checkpoint.Report) {
 		if len(offs) == 0 {
 			offs = append(offs, "-")
 		}
-		rows = append(rows, []string{strconv.FormatInt(b.ID, 10), committed, dash(b.Time), optInt(b.WatermarkMs),
+		rows = append(rows, []string{strconv.FormatInt(b.ID, 10), committed, output.Dash(b.Time), optInt(b.WatermarkMs),
 			optInt(b.NextWatermarkMs), strings.Join(offs, "; ")})
 	}
 	t.table("BATCH\tCOMMITTED\tTIME\tWATERMARK_MS\tNEXT_WATERMARK_MS\tSOURCE OFFSETS", rows)
@@ -463,7 +451,7 @@ func (t *inspectTable) state(r *checkpoint.Report) {
 	t.printf("\nSTATE (%s)\n", bytesText(r.StateBytes))
 	var rows, parts [][]string
 	for _, op := range r.Operators {
-		name := dash(op.Name)
+		name := output.Dash(op.Name)
 		for _, st := range op.Stores {
 			var versions []checkpoint.Range
 			var required []int64
@@ -496,7 +484,7 @@ func (t *inspectTable) state(r *checkpoint.Report) {
 					}
 					parts = append(parts, []string{op.ID, st.Name, strconv.Itoa(p.ID), rangesText(p.Versions),
 						strconv.FormatInt(p.RequiredVersion, 10), yesNo(p.Rebuildable), from,
-						strconv.Itoa(p.RebuildFiles), bytesText(p.Bytes), dash(p.Problem)})
+						strconv.Itoa(p.RebuildFiles), bytesText(p.Bytes), output.Dash(p.Problem)})
 				}
 			}
 			rebuild := fmt.Sprintf("%d/%d", ok, len(st.Partitions))
@@ -518,7 +506,7 @@ func (t *inspectTable) state(r *checkpoint.Report) {
 				req[i] = strconv.FormatInt(v, 10)
 			}
 			rows = append(rows, []string{op.ID, name, op.Provider, st.Name, strconv.Itoa(len(st.Partitions)) + "/" + strconv.Itoa(op.NumPartitions),
-				rangesText(mergeRanges(versions)), strings.Join(req, ","), rebuild, counts, schema, strconv.Itoa(files), bytesText(bytes)})
+				rangesText(checkpoint.MergeRanges(versions)), strings.Join(req, ","), rebuild, counts, schema, strconv.Itoa(files), bytesText(bytes)})
 		}
 		if len(op.Stores) == 0 {
 			rows = append(rows, []string{op.ID, name, op.Provider, "-", "0/" + strconv.Itoa(op.NumPartitions), "-", "-", "-", "-", "-",
@@ -545,55 +533,21 @@ func (t *inspectTable) state(r *checkpoint.Report) {
 
 // structText shortens a Spark StructType JSON to "name type, ...".
 func structText(js string) string {
-	fields, err := parseStruct(js)
+	fields, err := compat.SparkSchemaFields(js)
 	if err != nil || len(fields) == 0 {
 		if len(js) > 60 {
 			return js[:57] + "..."
 		}
-		return dash(js)
+		return output.Dash(js)
 	}
 	parts := make([]string, len(fields))
 	for i, f := range fields {
 		parts[i] = f.Name + " " + f.Type
-		if !f.Nullable {
+		if f.Nullable != nil && !*f.Nullable {
 			parts[i] += " not null"
 		}
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-type structField struct {
-	Name     string
-	Type     string
-	Nullable bool
-}
-
-// parseStruct reads the top-level fields of a Spark StructType JSON; a
-// nested type is shown as its JSON type name ("struct", "array").
-func parseStruct(js string) ([]structField, error) {
-	var st struct {
-		Fields []struct {
-			Name     string          `json:"name"`
-			Type     json.RawMessage `json:"type"`
-			Nullable bool            `json:"nullable"`
-		} `json:"fields"`
-	}
-	if err := json.Unmarshal([]byte(js), &st); err != nil {
-		return nil, err
-	}
-	out := make([]structField, len(st.Fields))
-	for i, f := range st.Fields {
-		var name string
-		if json.Unmarshal(f.Type, &name) != nil {
-			var nested struct {
-				Type string `json:"type"`
-			}
-			_ = json.Unmarshal(f.Type, &nested)
-			name = nested.Type
-		}
-		out[i] = structField{Name: f.Name, Type: name, Nullable: f.Nullable}
-	}
-	return out, nil
 }
 
 func yesNo(b bool) string {
@@ -601,30 +555,6 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "NO"
-}
-
-// mergeRanges unions ranges of versions from several partitions.
-func mergeRanges(rs []checkpoint.Range) []checkpoint.Range {
-	if len(rs) == 0 {
-		return nil
-	}
-	s := slices.Clone(rs)
-	slices.SortFunc(s, func(a, b checkpoint.Range) int {
-		if a[0] != b[0] {
-			return int(a[0] - b[0])
-		}
-		return int(a[1] - b[1])
-	})
-	out := []checkpoint.Range{s[0]}
-	for _, r := range s[1:] {
-		last := &out[len(out)-1]
-		if r[0] <= last[1]+1 {
-			last[1] = max(last[1], r[1])
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
 }
 
 func (t *inspectTable) sink(r *checkpoint.Report) {
@@ -665,9 +595,9 @@ func (t *inspectTable) findings(r *checkpoint.Report) {
 		for j < len(fs) && fs[j].ID == f.ID && fs[j].Severity == f.Severity {
 			j++
 		}
-		msg := oneLine(f.Message)
+		msg := output.Cell(f.Message)
 		if f.Next != "" && f.Severity != checkpoint.SeverityInfo {
-			msg += ". Next: " + oneLine(f.Next)
+			msg += ". Next: " + output.Cell(f.Next)
 		}
 		// A finding repeated for many keys (one per partition) is one
 		// line; --format json lists every one.
@@ -676,10 +606,9 @@ func (t *inspectTable) findings(r *checkpoint.Report) {
 		} else {
 			j = i + 1
 		}
-		rows = append(rows, []string{strings.ToUpper(string(f.Severity)), f.ID, printableKey(dash(f.Key)), msg})
+		rows = append(rows, []string{strings.ToUpper(string(f.Severity)), f.ID, printableKey(output.Dash(f.Key)), msg})
 		i = j
 	}
 	t.table("SEVERITY\tID\tKEY\tMESSAGE", rows)
 }
 
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ckgate/ckgate/internal/testproc"
 	"github.com/ckgate/ckgate/lifecycle"
 )
 
@@ -133,21 +134,7 @@ func ownedBy(t *testing.T, root string, uid uint32) []string {
 // It skips unless the test runs as root.
 func asNobody(t *testing.T) (dir string, cli func(args ...string) *exec.Cmd) {
 	t.Helper()
-	if os.Getuid() != 0 {
-		t.Skip("switching to another uid needs root")
-	}
-	dir = t.TempDir()
-	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "ckgate.test")
-	copyExecutable(t, self, bin)
+	dir, bin := testproc.SelfForOtherUser(t, "ckgate.test")
 	old := selfExecutable
 	selfExecutable = func() (string, error) { return bin, nil }
 	t.Cleanup(func() { selfExecutable = old })

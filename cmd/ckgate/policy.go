@@ -1,17 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"sync"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/policy"
 )
 
@@ -151,7 +150,7 @@ func (e *env) policyTest(c *cli.Context) error {
 		if results == nil {
 			results = []policy.TestResult{}
 		}
-		if err := writeJSON(e.stdout, results); err != nil {
+		if err := output.JSON(e.stdout, results); err != nil {
 			return err
 		}
 	} else {
@@ -209,14 +208,14 @@ func (e *env) policyRules(c *cli.Context) error {
 	}
 	rules := eng.Rules()
 	if f == "json" {
-		return writeJSON(e.stdout, rules)
+		return output.JSON(e.stdout, rules)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tSEVERITY\tSCOPE\tDESCRIPTION")
+	t := output.NewTable(e.stdout)
+	t.Row("ID", "NAME", "SEVERITY", "SCOPE", "DESCRIPTION")
 	for _, r := range rules {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Severity, r.Scope, r.Description)
+		t.Row(r.ID, r.Name, r.Severity, r.Scope, r.Description)
 	}
-	return tw.Flush()
+	return t.Flush()
 }
 
 func (e *env) policyEvalCommand() *cli.Command {
@@ -277,7 +276,7 @@ func (e *env) policyEval(c *cli.Context) error {
 		out.Error = d.Err.Error()
 	}
 	if f == "json" {
-		if err := writeJSON(e.stdout, out); err != nil {
+		if err := output.JSON(e.stdout, out); err != nil {
 			return err
 		}
 	} else {
@@ -310,13 +309,29 @@ func ruleLabel(v policy.Violation) string {
 	return v.ID + " " + v.Name
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("write JSON: %w", err)
+// housekeepingRun is what a copy that writes as housekeeping works with.
+type housekeepingRun struct {
+	principal policy.Principal
+	eng       *policy.Engine
+	log       *policy.DecisionLog
+	src       gateway.Store
+}
+
+// housekeepingCopy opens what a copy that writes as housekeeping needs
+// (archive, fresh-start): the principal, the policy engine and decision
+// log (housekeeping), and the source store at raw. closeAll closes the
+// store and the log.
+func (e *env) housekeepingCopy(c *cli.Context, raw string) (housekeepingRun, func(), error) {
+	p, eng, log, closeLog, err := e.housekeeping(c)
+	if err != nil {
+		return housekeepingRun{}, nil, err
 	}
-	return nil
+	src, err := e.openStore(c.Context, c, raw)
+	if err != nil {
+		closeLog()
+		return housekeepingRun{}, nil, err
+	}
+	return housekeepingRun{principal: p, eng: eng, log: log, src: src}, func() { gateway.Close(src); closeLog() }, nil
 }
 
 // housekeeping returns the principal (--principal, or this user on this

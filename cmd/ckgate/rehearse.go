@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/engine/spec"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/rehearse"
 )
 
@@ -92,23 +92,25 @@ func (e *env) rehearse(c *cli.Context) error {
 		Scenarios: c.StringSlice("scenarios"), Seed: seed, Registry: e.registry, FaultRate: rate, Logger: e.log,
 	})
 	bar.close()
-	if errors.Is(err, rehearse.ErrSetup) {
-		return &InputError{Err: err}
-	}
 	if err != nil {
-		return err
+		return rehearseError(err)
 	}
-	if f == "json" {
-		if err := printJSON(e.stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		printRehearsal(e, rep)
+	if err := render(e.stdout, f, rep, func() error { printRehearsal(e, rep); return nil }); err != nil {
+		return err
 	}
 	if n := rep.Failed(); n > 0 {
 		return &FindingsError{Count: n, What: "rehearse scenarios failed (lost, duplicated or not exercised)"}
 	}
 	return nil
+}
+
+// rehearseError is err of a drill or a cutover: a setup that failed
+// (ErrSetup: the spec, input or checkpoint) is unreadable input.
+func rehearseError(err error) error {
+	if errors.Is(err, rehearse.ErrSetup) {
+		return &InputError{Err: err}
+	}
+	return err
 }
 
 func printRehearsal(e *env, rep *rehearse.Report) {
@@ -121,24 +123,24 @@ func printRehearsal(e *env, rep *rehearse.Report) {
 	fmt.Fprintf(w, "work dir:   %s\n", wd)
 	p := rep.Production
 	if p.Found && p.Archive != "" {
-		fmt.Fprintf(w, "production: %s read only, archived to %s (%d files, %s, %s)\n", p.Checkpoint, p.Archive, p.Files, bytesText(p.Bytes), dash(p.Status))
+		fmt.Fprintf(w, "production: %s read only, archived to %s (%d files, %s, %s)\n", p.Checkpoint, p.Archive, p.Files, bytesText(p.Bytes), output.Dash(p.Status))
 	} else {
 		fmt.Fprintf(w, "production: %s: %s\n", p.Checkpoint, p.Note)
 	}
 	r := rep.Reference
 	fmt.Fprintf(w, "reference:  %d batches, %d rows in, %d rows out, %d late rows dropped, %d state rows at the end\n\n",
 		r.Batches, r.RowsIn, r.RowsOut, r.LateDropped, r.StateRows)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tSCENARIO\tRESULT\tROWS IN\tROWS OUT\tLOST\tDUPLICATED\tLATE DROPPED\tLATE ACCEPTED\tSTATE BEFORE→AFTER")
+	t := output.NewTable(w)
+	t.Row("#", "SCENARIO", "RESULT", "ROWS IN", "ROWS OUT", "LOST", "DUPLICATED", "LATE DROPPED", "LATE ACCEPTED", "STATE BEFORE→AFTER")
 	for i, s := range rep.Scenarios {
 		res := "pass"
 		if !s.OK {
 			res = "FAIL"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d→%d\n", num(s.Name, i), s.Name, res,
-			s.RowsIn, s.RowsOut, s.Lost, s.Duplicated, s.LateDropped, s.LateAccepted, s.StateRowsBefore, s.StateRowsAfter)
+		t.Row(num(s.Name, i), s.Name, res, s.RowsIn, s.RowsOut, s.Lost, s.Duplicated, s.LateDropped, s.LateAccepted,
+			fmt.Sprintf("%d→%d", s.StateRowsBefore, s.StateRowsAfter))
 	}
-	tw.Flush()
+	t.Flush()
 	fmt.Fprintln(w)
 	for i, s := range rep.Scenarios {
 		fmt.Fprintf(w, "%d %s: %s\n", num(s.Name, i), s.Name, s.Detail)

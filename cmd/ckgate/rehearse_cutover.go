@@ -1,15 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/engine/spec"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/rehearse"
 )
 
@@ -79,18 +78,11 @@ func (e *env) rehearseCutover(c *cli.Context, specPath, format string) error {
 	opts.Progress = bar.set
 	rep, err := rehearse.Cutover(c.Context, cur, cand, opts)
 	bar.close()
-	if errors.Is(err, rehearse.ErrSetup) {
-		return &InputError{Err: err}
-	}
 	if err != nil {
-		return err
+		return rehearseError(err)
 	}
-	if format == "json" {
-		if err := printJSON(e.stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		printCutover(e, rep)
+	if err := render(e.stdout, format, rep, func() error { printCutover(e, rep); return nil }); err != nil {
+		return err
 	}
 	if rep.Verdict != rehearse.VerdictSame {
 		return &FindingsError{Count: len(rep.Reasons), What: "differences between the current query and the candidate"}
@@ -124,11 +116,11 @@ func printCutover(e *env, rep *rehearse.CutoverReport) {
 	}
 	fmt.Fprintln(w)
 	for _, ch := range rep.Compat {
-		fmt.Fprintf(w, "compat:     %s %s: %s → %s: %s\n", ch.Class, ch.Field, dash(ch.Current), dash(ch.Proposed), ch.Reason)
+		fmt.Fprintf(w, "compat:     %s %s: %s → %s: %s\n", ch.Class, ch.Field, output.Dash(ch.Current), output.Dash(ch.Proposed), ch.Reason)
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTATE\tBATCHES\tRESTARTS\tROWS IN\tROWS OUT\tLATE DROPPED\tLATE ACCEPTED\tDUPLICATES\tSTATE BEFORE→AFTER")
+	t := output.NewTable(w)
+	t.Row("RUN", "STATE", "BATCHES", "RESTARTS", "ROWS IN", "ROWS OUT", "LATE DROPPED", "LATE ACCEPTED", "DUPLICATES", "STATE BEFORE→AFTER")
 	for _, r := range []struct {
 		name string
 		s    rehearse.RunStats
@@ -137,10 +129,10 @@ func printCutover(e *env, rep *rehearse.CutoverReport) {
 		if !r.s.Restored {
 			st = "fresh start"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d rows %s → %d rows %s\n", r.name, st, r.s.Batches, r.s.Restarts, r.s.RowsIn, r.s.RowsOut,
-			r.s.LateDropped, r.s.LateAccepted, r.s.Duplicates, r.s.StateRowsBefore, bytesText(r.s.StateBytesBefore), r.s.StateRowsAfter, bytesText(r.s.StateBytesAfter))
+		t.Row(r.name, st, r.s.Batches, r.s.Restarts, r.s.RowsIn, r.s.RowsOut, r.s.LateDropped, r.s.LateAccepted, r.s.Duplicates,
+			fmt.Sprintf("%d rows %s → %d rows %s", r.s.StateRowsBefore, bytesText(r.s.StateBytesBefore), r.s.StateRowsAfter, bytesText(r.s.StateBytesAfter)))
 	}
-	tw.Flush()
+	t.Flush()
 	fmt.Fprintf(w, "\nreconcile %s\n", rep.Reconcile)
 	const shown = 10
 	for i, d := range rep.Reconcile.Rows {

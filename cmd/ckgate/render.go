@@ -1,29 +1,21 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/ckgate/ckgate/internal/output"
 )
 
 // Rendering helpers shared by the report commands.
 
-// printJSON writes v as indented JSON and a newline.
-func printJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
+// render writes a command's report v to w: as JSON when format is "json",
+// else as table renders it for a person.
+func render(w io.Writer, format string, v any, table func() error) error {
+	if format == "json" {
+		return output.JSON(w, v)
 	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
-
-// dash shows an empty field as "-".
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return table()
 }
 
 // bytesText formats n bytes with a binary unit.

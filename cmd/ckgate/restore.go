@@ -8,6 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/stores"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 	"github.com/ckgate/ckgate/policy"
 )
@@ -74,9 +76,7 @@ func (e *env) restore(c *cli.Context) error {
 		Archive: a[0], Dest: a[1], Concurrency: c.Int("concurrency"),
 		Principal: lifecycle.Principal{ID: principalID(c), Kind: policy.KindArchive},
 	}
-	if u, _ := gateway.ParseURL(a[1]); u != nil && u.Scheme == "file" {
-		opts.MakeRoot = func(ctx context.Context) error { return gateway.MakeBucket(ctx, dst) }
-	}
+	opts.MakeRoot = func(ctx context.Context) error { return stores.MakeLocalRoot(ctx, a[1], dst) }
 	res, err := lifecycle.Restore(ctx, arc, gdst, opts)
 	if lerr := log.Err(); lerr != nil && err == nil {
 		err = fmt.Errorf("decision log: %w", lerr)
@@ -86,12 +86,12 @@ func (e *env) restore(c *cli.Context) error {
 	}
 	m := res.Manifest
 	if f == "json" {
-		return printJSON(e.stdout, restoreJSON{Archive: gateway.Redact(a[0]), Dest: gateway.Redact(a[1]), QueryID: m.QueryID,
+		return output.JSON(e.stdout, restoreJSON{Archive: gateway.Redact(a[0]), Dest: gateway.Redact(a[1]), QueryID: m.QueryID,
 			Files: m.Files, Bytes: m.Bytes, Copied: res.Copied, Kept: res.Kept, Verified: true,
 			ManifestSHA256: res.ManifestSHA256, DurationMs: res.Duration.Milliseconds()})
 	}
 	fmt.Fprintf(e.stdout, "restored %s → %s: %d files, %s (query %s), verified (size and SHA-256 of every file) in %s\n",
-		gateway.Redact(a[0]), gateway.Redact(a[1]), res.Copied+res.Kept, bytesText(m.Bytes), dash(m.QueryID), res.Duration.Round(1e6))
+		gateway.Redact(a[0]), gateway.Redact(a[1]), res.Copied+res.Kept, bytesText(m.Bytes), output.Dash(m.QueryID), res.Duration.Round(1e6))
 	if res.Kept > 0 {
 		fmt.Fprintf(e.stdout, "completed an earlier restore: %d files were in place already, %d copied now\n", res.Kept, res.Copied)
 	}

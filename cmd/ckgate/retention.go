@@ -1,19 +1,18 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 	"github.com/ckgate/ckgate/policy"
 )
@@ -124,22 +123,6 @@ func sinkURLs(c *cli.Context, checkpointURL string) ([]string, error) {
 	return out, nil
 }
 
-// sinkPlanFor reads a sink output's manifest log and plans it.
-func (e *env) sinkPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error) {
-	l, err := lifecycle.ReadSinkListing(c.Context, st)
-	if errors.Is(err, checkpoint.ErrNotCheckpoint) {
-		return l, nil, &InputError{Err: fmt.Errorf("--sink %s: %w", gateway.Redact(raw), err)}
-	}
-	if err != nil {
-		return l, nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
-	}
-	r, err := lifecycle.RetentionPlan(l, p)
-	if err != nil {
-		return l, nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
-	}
-	return l, r, nil
-}
-
 // withSinks opens every --sink store, plans it and calls f with the plans
 // (in flag order); the stores stay open during f.
 func (e *env) withSinks(c *cli.Context, urls []string, p lifecycle.RetentionPolicy, f func(plans []sinkPlan, stores []gateway.Store) error) error {
@@ -165,18 +148,26 @@ func (e *env) withSinks(c *cli.Context, urls []string, p lifecycle.RetentionPoli
 	return f(plans, stores)
 }
 
-// retentionPlanFor reads the checkpoint and plans.
+// retentionPlanFor reads the checkpoint at raw and plans it.
 func (e *env) retentionPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error) {
-	l, err := lifecycle.ReadListing(c.Context, st, p)
-	if err != nil {
-		return l, nil, fmt.Errorf("retention %s: %w", gateway.Redact(raw), err)
+	return planRoot(c, lifecycle.PlanCheckpointRetention, st, "", raw, p)
+}
+
+// sinkPlanFor reads the manifest log of the sink output at raw and plans it.
+func (e *env) sinkPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error) {
+	return planRoot(c, lifecycle.PlanSinkRetention, st, "--sink ", raw, p)
+}
+
+// planRoot plans the root st at raw (named as flag, "" for the argument):
+// one that holds nothing to plan is unreadable input.
+func planRoot(c *cli.Context, plan func(context.Context, gateway.Store, lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error),
+	st gateway.Store, flag, raw string, p lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error) {
+	l, r, err := plan(c.Context, st, p)
+	if errors.Is(err, checkpoint.ErrNotCheckpoint) {
+		return l, nil, &InputError{Err: fmt.Errorf("%s%s: %w", flag, gateway.Redact(raw), err)}
 	}
-	if len(l.Objects) == 0 {
-		return l, nil, &InputError{Err: fmt.Errorf("%s: %w (nothing under it)", gateway.Redact(raw), checkpoint.ErrNotCheckpoint)}
-	}
-	r, err := lifecycle.RetentionPlan(l, p)
 	if err != nil {
-		return l, nil, fmt.Errorf("retention %s: %w", gateway.Redact(raw), err)
+		return l, nil, fmt.Errorf("retention %s%s: %w", flag, gateway.Redact(raw), err)
 	}
 	return l, r, nil
 }
@@ -216,7 +207,7 @@ func (e *env) retentionPlan(c *cli.Context) error {
 				}
 			}
 			if f == "json" {
-				return printJSON(e.stdout, planJSON{RetentionResult: r, Sinks: plans})
+				return output.JSON(e.stdout, planJSON{RetentionResult: r, Sinks: plans})
 			}
 			if err := writePlanTable(e.stdout, r, c.Bool("all")); err != nil {
 				return err
@@ -233,24 +224,24 @@ func (e *env) retentionPlan(c *cli.Context) error {
 
 func writeSinkPlanTable(w io.Writer, sp sinkPlan, all bool) error {
 	fmt.Fprintf(w, "\nsink %s (%s/):\n", sp.URL, checkpoint.SinkMetadataDir)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "remove %d manifests (%d bytes), keep %d\n", len(sp.Remove), sp.RemovedBytes, len(sp.Keep))
-	writeDecisions(tw, sp.Remove, sp.Keep, all)
-	return tw.Flush()
+	t := output.NewTable(w)
+	t.Row(fmt.Sprintf("remove %d manifests (%d bytes), keep %d", len(sp.Remove), sp.RemovedBytes, len(sp.Keep)))
+	writeDecisions(t, sp.Remove, sp.Keep, all)
+	return t.Flush()
 }
 
 // writeDecisions writes the removals (and with all the kept keys too) as
 // rows ACTION KEY SIZE REASON.
-func writeDecisions(tw io.Writer, remove, keep []lifecycle.Decision, all bool) {
+func writeDecisions(t *output.Table, remove, keep []lifecycle.Decision, all bool) {
 	rows := remove
 	if all {
 		rows = append(append([]lifecycle.Decision{}, remove...), keep...)
 	}
 	if len(rows) > 0 {
-		fmt.Fprintln(tw, "ACTION\tKEY\tSIZE\tREASON")
+		t.Row("ACTION", "KEY", "SIZE", "REASON")
 	}
 	for _, d := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", d.Action, d.Key, d.Size, d.Reason)
+		t.Row(d.Action, d.Key, d.Size, d.Reason)
 	}
 }
 
@@ -262,21 +253,12 @@ func int64Text(v *int64) string {
 }
 
 func writePlanTable(w io.Writer, r *lifecycle.RetentionResult, all bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "latest offsets batch %s, latest commit %s, retain from batch %s\n",
-		int64Text(r.LatestOffsets), int64Text(r.LatestCommit), int64Text(r.RetainFrom))
-	fmt.Fprintf(tw, "remove %d keys (%d bytes), keep %d\n", len(r.Remove), r.RemovedBytes, len(r.Keep))
-	writeDecisions(tw, r.Remove, r.Keep, all)
-	return tw.Flush()
-}
-
-// planID names a plan by its content.
-func planID(r *lifecycle.RetentionResult) string {
-	h := sha256.New()
-	for _, d := range r.Remove {
-		fmt.Fprintf(h, "%s\n", d.Key)
-	}
-	return "retention-" + hex.EncodeToString(h.Sum(nil))[:16]
+	t := output.NewTable(w)
+	t.Row(fmt.Sprintf("latest offsets batch %s, latest commit %s, retain from batch %s",
+		int64Text(r.LatestOffsets), int64Text(r.LatestCommit), int64Text(r.RetainFrom)))
+	t.Row(fmt.Sprintf("remove %d keys (%d bytes), keep %d", len(r.Remove), r.RemovedBytes, len(r.Keep)))
+	writeDecisions(t, r.Remove, r.Keep, all)
+	return t.Flush()
 }
 
 func (e *env) retentionApply(c *cli.Context) error {
@@ -333,7 +315,7 @@ func (e *env) applyPlan(c *cli.Context, st gateway.Store, raw string, r *lifecyc
 		_, err := fmt.Fprintf(e.stdout, "%snothing to remove\n", label)
 		return err
 	}
-	id := planID(r)
+	id := r.ID()
 	guarded, done, err := e.guard(c.Context, c, st, policy.GuardConfig{Engine: eng, Log: log,
 		Principal: policy.Principal{ID: c.String("principal"), Kind: policy.KindRetention}, StoreURL: raw,
 		CheckpointRoot: label == "", Facts: facts, Plan: &policy.Plan{ID: id, Obsolete: r.Obsolete()}})

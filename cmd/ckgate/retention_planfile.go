@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 	"github.com/ckgate/ckgate/lifecycle"
 	"github.com/ckgate/ckgate/policy"
 )
@@ -18,18 +19,18 @@ import (
 // writePlanFile writes the reviewed plan to the new local file out
 // (create-only: a plan under review is never replaced by another).
 func (e *env) writePlanFile(c *cli.Context, out string, p lifecycle.RetentionPolicy, cp lifecycle.PlanTarget, sinkURLs []string, plans []sinkPlan) error {
-	pf := lifecycle.PlanFile{Kind: lifecycle.PlanFileKind, Version: 1, Created: p.Now.UTC(), Policy: lifecycle.PlanPolicyOf(p), Checkpoint: cp}
+	var sinks []lifecycle.PlanTarget
 	for i, sp := range plans {
-		pf.Sinks = append(pf.Sinks, lifecycle.NewPlanTarget(sinkURLs[i], location(sinkURLs[i]), "", sp.listing, sp.RetentionResult))
+		sinks = append(sinks, lifecycle.NewPlanTarget(sinkURLs[i], location(sinkURLs[i]), "", sp.listing, sp.RetentionResult))
 	}
-	data, err := json.MarshalIndent(pf, "", "  ")
-	if err != nil {
+	var data bytes.Buffer
+	if err := output.JSON(&data, lifecycle.NewPlanFile(p, cp, sinks)); err != nil {
 		return err
 	}
-	if err := writeNewFile(out, append(data, '\n')); err != nil {
+	if err := writeNewFile(out, data.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "plan %s written to %s: review it, then: ckgate retention apply --plan %s\n", planID(cp.Result()), out, out)
+	fmt.Fprintf(e.stderr, "plan %s written to %s: review it, then: ckgate retention apply --plan %s\n", cp.Result().ID(), out, out)
 	return nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/spec"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/stores"
 )
 
 // runCommand is `ckgate run SPEC`: the embedded engine on a query spec.
@@ -135,10 +136,8 @@ func (e *env) run(c *cli.Context) error {
 			// Only now, the open decided and the spec checked, does a new
 			// local checkpoint get its directory: a refused run leaves
 			// nothing behind.
-			if u, _ := gateway.ParseURL(ckURL); u != nil && u.Scheme == "file" {
-				if err := gateway.MakeBucket(ctx, cp); err != nil {
-					return fmt.Errorf("checkpoint %s: %w", gateway.Redact(ckURL), err)
-				}
+			if err := stores.MakeLocalRoot(ctx, ckURL, cp); err != nil {
+				return fmt.Errorf("checkpoint %s: %w", gateway.Redact(ckURL), err)
 			}
 			return nil
 		}, AdoptSink: guard.sinkAdopter(cp, ckURL)})

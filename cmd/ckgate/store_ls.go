@@ -6,12 +6,12 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/output"
 )
 
 func (e *env) storeLsCommand() *cli.Command {
@@ -134,17 +134,17 @@ type lsWriter interface {
 
 // lsTable prints an aligned table; nothing at all for an empty listing.
 type lsTable struct {
-	tw   *tabwriter.Writer
+	t    *output.Table
 	rows int
 }
 
 func newLsTable(w io.Writer) *lsTable {
-	return &lsTable{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+	return &lsTable{t: output.NewTable(w)}
 }
 
 func (t *lsTable) write(e lsEntry) error {
 	if t.rows == 0 {
-		fmt.Fprintln(t.tw, "KEY\tSIZE\tVERSION\tMODIFIED")
+		t.t.Row("KEY", "SIZE", "VERSION", "MODIFIED")
 	}
 	t.rows++
 	version, modified := e.Version, "-"
@@ -157,11 +157,11 @@ func (t *lsTable) write(e lsEntry) error {
 	if e.Modified != nil {
 		modified = e.Modified.Format(time.RFC3339)
 	}
-	_, err := fmt.Fprintf(t.tw, "%s\t%d\t%s\t%s\n", printableKey(e.Key), e.Size, version, modified)
-	return err
+	t.t.Row(printableKey(e.Key), e.Size, version, modified)
+	return nil
 }
 
-func (t *lsTable) close() error { return t.tw.Flush() }
+func (t *lsTable) close() error { return t.t.Flush() }
 
 // printableKey quotes a key that would garble a terminal line.
 func printableKey(k string) string {

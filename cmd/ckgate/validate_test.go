@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
-	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -19,6 +18,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 
 	"github.com/ckgate/ckgate/internal/emulator"
+	"github.com/ckgate/ckgate/internal/testproc"
 	"github.com/ckgate/ckgate/validate"
 )
 
@@ -162,21 +162,7 @@ func TestValidateAccessHelpHidesSecrets(t *testing.T) {
 // TestValidateAccessAsUser: --as-user re-executes the program as the
 // child with another uid; the kernel refuses the write as that user.
 func TestValidateAccessAsUser(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Skip("switching to another uid needs root")
-	}
-	dir := t.TempDir()
-	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "ckgate.test")
-	copyExecutable(t, self, bin)
+	dir, bin := testproc.SelfForOtherUser(t, "ckgate.test")
 	old := selfExecutable
 	selfExecutable = func() (string, error) { return bin, nil }
 	t.Cleanup(func() { selfExecutable = old })
@@ -199,25 +185,6 @@ func TestValidateAccessAsUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	ckgate(t, Options{}, "", "validate-access", "--as-user", "65534:65534", "--expect-principal", "65534", root).want(t, 0, "OK")
-}
-
-func copyExecutable(t *testing.T, from, to string) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestValidateAccessAzureSAS: through the CLI flag, a read+list SAS is

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ckgate/ckgate/gateway"
+	"golang.org/x/sync/errgroup"
 )
 
 // listPrefixes are listed in parallel; together they cover every key of
@@ -20,22 +20,21 @@ var listPrefixes = []string{MetadataKey, ".", OffsetsDir + "/", CommitsDir + "/"
 func listCheckpoint(ctx context.Context, st gateway.Store, limit int) (*index, error) {
 	results := make([][]gateway.Attrs, len(listPrefixes))
 	errs := make([]error, len(listPrefixes))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, limit)
+	var g errgroup.Group
+	g.SetLimit(limit)
 	for i, p := range listPrefixes {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		g.Go(func() error {
 			for a, err := range st.List(ctx, p) {
 				if err != nil {
 					errs[i] = err
-					return
+					return nil // every prefix is listed: errs is read below
 				}
 				results[i] = append(results[i], a)
 			}
+			return nil
 		})
 	}
-	wg.Wait()
+	g.Wait()
 	notFound := 0
 	for i, err := range errs {
 		switch {

@@ -432,6 +432,33 @@ type sparkField struct {
 	Nullable bool            `json:"nullable"`
 }
 
+// SparkSchemaFields reads the top-level fields of a Spark StructType JSON
+// with the types as Spark names them: a simple type by its JSON name
+// ("integer", "long"), a nested one by its kind ("struct", "array", "map").
+// It is what a person recognises from Spark's own messages (inspect shows
+// it); to compare schemas, FieldsFromSparkSchema normalises the types.
+func SparkSchemaFields(js string) ([]Field, error) {
+	var st struct {
+		Fields []sparkField `json:"fields"`
+	}
+	if err := json.Unmarshal([]byte(js), &st); err != nil {
+		return nil, fmt.Errorf("schema %q: %w", js, err)
+	}
+	out := make([]Field, len(st.Fields))
+	for i, f := range st.Fields {
+		var name string
+		if json.Unmarshal(f.Type, &name) != nil {
+			var nested struct {
+				Type string `json:"type"`
+			}
+			_ = json.Unmarshal(f.Type, &nested)
+			name = nested.Type
+		}
+		out[i] = Field{Name: f.Name, Type: name, Nullable: &f.Nullable}
+	}
+	return out, nil
+}
+
 // FieldsFromSparkSchema converts a Spark StructType JSON (as state schema
 // files hold it) to fields.
 func FieldsFromSparkSchema(js string) ([]Field, error) {
