@@ -611,4 +611,3 @@ func (t *inspectTable) findings(r *checkpoint.Report) {
 	}
 	t.table("SEVERITY\tID\tKEY\tMESSAGE", rows)
 }
-
