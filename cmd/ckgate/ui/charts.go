@@ -26,7 +26,7 @@ func charts(r *checkpoint.Report) []*Chart {
 	bs := r.Batches
 	markers := batchMarkers(r)
 	gap := &Chart{ID: "gap", Title: "Watermark gap", Unit: "ms", Exact: true, XLabel: "batch",
-		Desc: "batchTimestampMs − batchWatermarkMs of each batch (Spark's definition), from offsets/N; batches whose watermark is 0 (no watermark yet) are left out, as in Spark's UI.",
+		Desc:    "batchTimestampMs − batchWatermarkMs of each batch (Spark's definition), from offsets/N; batches whose watermark is 0 (no watermark yet) are left out, as in Spark's UI.",
 		Markers: markers}
 	gap.addSeries("gap", GapPoints(bs))
 
@@ -42,7 +42,7 @@ func charts(r *checkpoint.Report) []*Chart {
 	interval.addSeries("interval", ivs)
 
 	dur := &Chart{ID: "duration", Title: "Batch duration (estimate)", Unit: "ms", Exact: false, XLabel: "batch",
-		Desc: "Modification time of commits/N minus that of offsets/N, as the store lists them: an estimate of the time the batch took (clock and listing granularity apply).",
+		Desc:    "Modification time of commits/N minus that of offsets/N, as the store lists them: an estimate of the time the batch took (clock and listing granularity apply).",
 		Markers: markers}
 	var ds []Point
 	for _, b := range bs {
