@@ -182,6 +182,11 @@ func (c *Chart) SVG() template.HTML {
 		x := sx(m.X)
 		fmt.Fprintf(&b, `<line class="marker %s" x1="%.1f" x2="%.1f" y1="%d" y2="%d"><title>%s</title></line>`, m.Kind, x, x, padT, chartH-padB, esc(m.Text))
 	}
+	if len(c.Series) > 1 {
+		for i, s := range c.Series {
+			fmt.Fprintf(&b, `<text class="legend" x="%d" y="%d" text-anchor="end" fill="%s">%s</text>`, chartW-padR-4, padT+12+12*i, color(i), esc(s.Name))
+		}
+	}
 	for i, s := range c.Series {
 		if len(s.Points) == 0 {
 			continue

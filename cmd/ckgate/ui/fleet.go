@@ -54,13 +54,13 @@ func rowOf(i int, c Checkpoint, now time.Time) Row {
 	row.LastOffsets, row.LastCommit, row.WatermarkMs = r.LatestOffsetsBatch, r.LatestCommitBatch, r.WatermarkMs
 	row.Operators = len(r.Operators)
 	row.Gap = GapPoints(r.Batches)
+	if n := len(row.Gap); n > 0 {
+		g := int64(row.Gap[n-1].Y)
+		row.GapMs = &g // of the latest batch that has a watermark (Spark's rule: 0 is none)
+	}
 	row.Lane = r.Batches
 	for i := len(r.Batches) - 1; i >= 0; i-- {
 		b := r.Batches[i]
-		if b.WatermarkMs != nil && b.TimestampMs != nil && row.GapMs == nil {
-			g := *b.TimestampMs - *b.WatermarkMs
-			row.GapMs = &g
-		}
 		if r.LatestCommitBatch != nil && b.ID == *r.LatestCommitBatch && b.CommitWrittenMs != nil && row.CommitAge == nil {
 			a := now.Sub(time.UnixMilli(*b.CommitWrittenMs)).Round(time.Second)
 			row.CommitAge = &a

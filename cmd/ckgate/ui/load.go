@@ -144,7 +144,7 @@ func (l *Loader) LoadFleet(ctx context.Context) (*Fleet, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	f.Took = l.now().Sub(start)
+	f.Took = l.now().Sub(start).Round(time.Millisecond)
 	return f, nil
 }
 

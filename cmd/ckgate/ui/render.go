@@ -99,7 +99,7 @@ func WriteReport(w io.Writer, f *Fleet, cps []*Checkpoint) error {
 		a := fmt.Sprintf("c-%d", i+1)
 		anchors[c.URL] = a
 		v := newCheckpointView(c, f.Now, "", true, "")
-		v.Anchor = a + "-"
+		v.Anchor = a
 		for _, ch := range v.Charts {
 			ch.ID = a + "-" + ch.ID
 		}

@@ -20,7 +20,7 @@
       var x = a.getAttribute("data-s-" + s.sort) || "", y = b.getAttribute("data-s-" + s.sort) || "";
       var c = num(x) && num(y) ? Number(x) - Number(y) : (x === "" ? (y === "" ? 0 : -1) : y === "" ? 1 : x.localeCompare(y));
       if (s.dir === "desc") c = -c;
-      return c || a.dataset.url.localeCompare(b.dataset.url);
+      return c || a.dataset.loc.localeCompare(b.dataset.loc);
     });
     var q = s.q.toLowerCase(), shown = 0;
     rows.forEach(function (r) {
