@@ -466,5 +466,3 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	b.clean(t, "file://", "data:")
 }
-
-
