@@ -23,3 +23,12 @@ if [ ! -x "$tools/node_modules/.bin/azurite-blob" ]; then
   echo "installing azurite 3.37.0" >&2
   npm install --prefix "$tools" --no-audit --no-fund --loglevel=error azurite@3.37.0 >&2
 fi
+# Debian's chromium (the browser tests of ckgate ui drive it headless with
+# chromedp) and rclone (a third-party S3 client for the serve tests).
+if ! command -v chromium >/dev/null || ! command -v rclone >/dev/null; then
+  echo "installing chromium and rclone with apt-get" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update >&2
+  $sudo apt-get install -y chromium rclone >&2
+fi
