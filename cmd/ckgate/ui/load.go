@@ -40,10 +40,11 @@ type Loader struct {
 	// them (policy.Engine.Audit); otherwise they are discovered with
 	// policy.Discover and have no audit findings.
 	Audit func(ctx context.Context, t policy.Target) (*policy.Report, error)
-	// Concurrency bounds the checkpoints inspected at a time (default 8).
+	// Concurrency bounds the checkpoints inspected at a time (default 32:
+	// each waits on its store most of the time).
 	Concurrency int
 	// FleetBatches is how many of the latest batches of each checkpoint
-	// the fleet page reads (default 30).
+	// the fleet page reads (default 20).
 	FleetBatches int
 	// Now is the clock for ages and leases (default time.Now).
 	Now func() time.Time
@@ -118,11 +119,11 @@ func (l *Loader) LoadFleet(ctx context.Context) (*Fleet, error) {
 	f.Checkpoints = make([]Checkpoint, len(jobs))
 	n := l.Concurrency
 	if n <= 0 {
-		n = 8
+		n = 32
 	}
 	batches := l.FleetBatches
 	if batches <= 0 {
-		batches = 30
+		batches = 20
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, n)
