@@ -26,13 +26,17 @@ func OffsetPosition(o SourceOffset) (pos int64, kind string, ok bool) {
 		for _, p := range o.Kafka {
 			sum += p.Offset
 		}
-		return sum, o.Kind, len(o.Kafka) > 0
+		if len(o.Kafka) > 0 {
+			return sum, o.Kind, true
+		}
 	case OffsetRate:
 		var sum int64
 		for _, p := range o.Rate {
 			sum += p.Value
 		}
-		return sum, o.Kind, len(o.Rate) > 0
+		if len(o.Rate) > 0 {
+			return sum, o.Kind, true
+		}
 	case OffsetUnknown:
 		// Delta's DeltaSourceOffset: {"sourceVersion":1,"reservoirId":…,"reservoirVersion":N,"index":I,…}
 		if !strings.Contains(o.JSON, `"reservoirVersion"`) {
