@@ -26,13 +26,17 @@ func (e *env) reportCommand() *cli.Command {
 			"Exit status: 0 written (the findings are in the report); 2 a URL that cannot be opened or read,\n" +
 			"or FILE that cannot be written.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "html", Usage: "write the report to `FILE`", Required: true},
+			&cli.StringFlag{Name: "html", Usage: "write the report to `FILE` (required)"},
 		}, policyFlags()...),
 		Action: e.report,
 	}
 }
 
 func (e *env) report(c *cli.Context) error {
+	path := c.String("html")
+	if path == "" {
+		return usageErrorf(c, "--html FILE is required (the only format of report)")
+	}
 	l, done, err := e.uiLoader(c)
 	if err != nil {
 		return err
@@ -55,7 +59,6 @@ func (e *env) report(c *cli.Context) error {
 		cp.Audit = fc.Audit
 		cps = append(cps, cp)
 	}
-	path := c.String("html")
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return &InputError{Err: fmt.Errorf("--html %s: %w", path, err)}
