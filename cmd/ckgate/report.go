@@ -46,18 +46,9 @@ func (e *env) report(c *cli.Context) error {
 	if err != nil {
 		return &InputError{Err: err}
 	}
-	cps := make([]*ui.Checkpoint, 0, len(f.Checkpoints))
-	for _, fc := range f.Checkpoints {
-		root, rel, err := l.Resolve(fc.URL)
-		if err != nil {
-			return err
-		}
-		cp, err := l.LoadCheckpoint(c.Context, root, rel)
-		if err != nil {
-			return err
-		}
-		cp.Audit = fc.Audit
-		cps = append(cps, cp)
+	cps, err := l.LoadAll(c.Context, f)
+	if err != nil {
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {

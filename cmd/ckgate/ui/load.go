@@ -206,3 +206,36 @@ func (l *Loader) Resolve(raw string) (Root, string, error) {
 
 // ErrOutside: a location that is not under a root the server was given.
 var ErrOutside = errors.New("outside the served roots")
+
+// LoadAll reads every checkpoint of f in full (every batch), several at a
+// time, keeping each one's audit findings: the pages of a report.
+func (l *Loader) LoadAll(ctx context.Context, f *Fleet) ([]*Checkpoint, error) {
+	out := make([]*Checkpoint, len(f.Checkpoints))
+	errs := make([]error, len(f.Checkpoints))
+	n := l.Concurrency
+	if n <= 0 {
+		n = 32
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, n)
+	for i, fc := range f.Checkpoints {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			root, rel, err := l.Resolve(fc.URL)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			cp, err := l.LoadCheckpoint(ctx, root, rel)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			cp.Audit = fc.Audit
+			out[i] = cp
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
