@@ -56,7 +56,7 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.WindowSize(1400, 1000), chromedp.UserDataDir(t.TempDir()))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 10*time.Minute) // a loaded machine under -race is slow
 	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
 	b := &browser{ctx: ctx}
 	if err := chromedp.Listen(ctx, func(ev any) {

@@ -2,11 +2,14 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Server serves the pages of the loader's roots.
@@ -17,6 +20,32 @@ type Server struct {
 	// page on another origin that rebinds its name to 127.0.0.1 cannot
 	// read the stores through the server.
 	Hosts []string
+	// FleetMaxAge is how long a fleet read is reused for the next pages
+	// (sorting, filtering, paging: default 15 s); ?fresh=1 reads again.
+	FleetMaxAge time.Duration
+
+	mu      sync.Mutex
+	fleet   *Fleet
+	fleetAt time.Time
+}
+
+// loadFleet returns a fleet read at most FleetMaxAge ago, or reads it.
+func (s *Server) loadFleet(ctx context.Context, fresh bool) (*Fleet, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	age := s.FleetMaxAge
+	if age == 0 {
+		age = 15 * time.Second
+	}
+	if s.fleet != nil && !fresh && time.Since(s.fleetAt) < age {
+		return s.fleet, nil
+	}
+	f, err := s.Loader.LoadFleet(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.fleet, s.fleetAt = f, time.Now()
+	return f, nil
 }
 
 // AllowedHosts are the Host headers a browser sends for a server
@@ -59,7 +88,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Type", "text/javascript; charset=utf-8")
 		_, _ = w.Write([]byte(asset("ui.js")))
 	case "/":
-		f, err := s.Loader.LoadFleet(r.Context())
+		f, err := s.loadFleet(r.Context(), r.URL.Query().Get("fresh") != "")
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
