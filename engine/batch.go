@@ -91,7 +91,8 @@ func (q *Query) RunBatch(ctx context.Context) (Progress, bool, error) {
 	lap("stateLoad")
 
 	// read, stamp, filter, feed the operator
-	var in, late, filtered, invalid int64
+	var in, late, accepted, filtered, invalid int64
+	delay := q.spec.Watermark.Ms()
 	maxEvent, minEvent := int64(-1<<63), int64(1<<63-1)
 	stateful := q.op.Stateful()
 	tf := q.spec.EventTime
@@ -124,6 +125,9 @@ func (q *Query) RunBatch(ctx context.Context) (Progress, bool, error) {
 		if stateful && ts <= b.wm {
 			late++
 			return nil
+		}
+		if stateful && b.wm > 0 && ts <= b.wm+delay {
+			accepted++
 		}
 		q.op.Add(ts, r)
 		return nil
@@ -171,7 +175,8 @@ func (q *Query) RunBatch(ctx context.Context) (Progress, bool, error) {
 	}
 	old := q.tips
 	q.tips = newTips
-	cm := checkpoint.CommitMetadata{Version: 1, NextBatchWatermarkMs: next, StateUniqueIDs: q.tipIDs(), Epoch: q.sess.Epoch()}
+	cm := checkpoint.CommitMetadata{Version: 1, NextBatchWatermarkMs: next, StateUniqueIDs: q.tipIDs(), Epoch: q.sess.Epoch(),
+		Progress: commitProgress(begin, durUs, so, stateful, in, int64(len(out)), late, accepted, filtered, invalid)}
 	data, err := cm.Encode()
 	if err != nil {
 		q.tips = old

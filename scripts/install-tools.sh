@@ -28,3 +28,12 @@ if [ ! -f "$tools/duckdb/node_modules/@duckdb/node-api/package.json" ]; then
   mkdir -p "$tools/duckdb"
   npm install --prefix "$tools/duckdb" --no-audit --no-fund --loglevel=error @duckdb/node-api@1.5.6-r.1 >&2
 fi
+# Debian's chromium (the browser tests of ckgate ui drive it headless with
+# chromedp) and rclone (a third-party S3 client for the serve tests).
+if ! command -v chromium >/dev/null || ! command -v rclone >/dev/null; then
+  echo "installing chromium and rclone with apt-get" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update >&2
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium rclone >&2
+fi

@@ -138,6 +138,8 @@ func App(opts Options) *cli.App {
 			e.completionCommand(),
 			e.docsCommand(),
 			e.serveCommand(),
+			e.uiCommand(),
+			e.reportCommand(),
 		},
 	}
 	for _, c := range app.Commands {

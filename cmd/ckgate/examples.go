@@ -34,6 +34,16 @@ var examples = map[string][]example{
 		{"on all interfaces over GCS, signatures for one region only, with site policies", "ckgate serve --listen 0.0.0.0:9000 --store gs://my-bucket/checkpoints --credentials /etc/ckgate/serve-credentials.yaml --region eu-west-1 --policy /etc/ckgate/policies"},
 	},
 
+	"ui": {
+		{"every checkpoint in a bucket, in the browser", "ckgate ui s3://my-bucket/checkpoints"},
+		{"the demo checkpoint and Spark's, on a chosen port, the address printed only", "ckgate ui --listen 127.0.0.1:8080 --no-browser file://$PWD/demo/checkpoint file://$PWD/testdata/spark"},
+	},
+	"report": {
+		{"the demo checkpoint as one HTML file", "ckgate report --html demo/checkpoint.html demo/checkpoint"},
+		{"a fleet: Spark's checkpoints of testdata and the demo's", "ckgate report --html demo/fleet.html testdata/spark demo/checkpoint"},
+		{"every checkpoint under a bucket prefix, for an incident ticket", "ckgate report --html incident.html s3://my-bucket/checkpoints"},
+	},
+
 	"store": {
 		{"list the top of a checkpoint", "ckgate store ls demo/checkpoint"},
 		{"print the query id record", "ckgate store cat demo/checkpoint metadata"},

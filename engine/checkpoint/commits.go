@@ -32,12 +32,16 @@ type CommitMetadata struct {
 	StateUniqueIDs map[int64][][]string
 	// Epoch is the ckgate writer epoch that wrote the entry (0: none).
 	Epoch uint64
+	// Progress is what ckgate's engine recorded about the batch (nil for
+	// Spark's commits).
+	Progress *BatchProgress
 }
 
 type commitJSON struct {
 	NextBatchWatermarkMs *int64                `json:"nextBatchWatermarkMs"`
 	StateUniqueIDs       map[string][][]string `json:"stateUniqueIds"`
 	Epoch                uint64                `json:"ckgateEpoch"`
+	Progress             json.RawMessage       `json:"ckgateProgress"`
 }
 
 // DecodeCommit decodes a commits/<N> file.
@@ -65,7 +69,7 @@ func DecodeCommit(data []byte) (*CommitMetadata, error) {
 	} else {
 		c.NextBatchWatermarkMs = *j.NextBatchWatermarkMs
 	}
-	c.Epoch = j.Epoch
+	c.Epoch, c.Progress = j.Epoch, decodeProgress(j.Progress)
 	if j.StateUniqueIDs != nil {
 		c.StateUniqueIDs = make(map[int64][][]string, len(j.StateUniqueIDs))
 		for k, ids := range j.StateUniqueIDs {
@@ -114,6 +118,15 @@ func (c CommitMetadata) Encode() ([]byte, error) {
 	}
 	if c.Epoch != 0 {
 		b.WriteString(sep + `"ckgateEpoch":` + strconv.FormatUint(c.Epoch, 10))
+		sep = ","
+	}
+	if c.Progress != nil {
+		jb, err := json.Marshal(c.Progress)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(sep + `"ckgateProgress":`)
+		b.Write(jb)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

@@ -102,6 +102,7 @@ func FuzzOffsetSeq(f *testing.F) {
 
 func FuzzCommit(f *testing.F) {
 	seed(f, func(rel string) bool { return under("/commits")(rel) || strings.HasPrefix(rel, "testCommitLog") })
+	f.Add([]byte("v1\n" + `{"nextBatchWatermarkMs":0,"ckgateEpoch":1,"ckgateProgress":{"inputRows":3,"durationMs":{"addBatch":1}}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := DecodeCommit(b)
 		if err != nil {

@@ -131,6 +131,12 @@ type Batch struct {
 	NextWatermarkMs *int64        `json:"next_watermark_ms,omitempty"`
 	Epoch           uint64        `json:"epoch,omitempty"`
 	Offsets         []BatchOffset `json:"offsets"`
+	// OffsetsWrittenMs and CommitWrittenMs are the modification times of
+	// offsets/N and commits/N as the store lists them (epoch ms).
+	OffsetsWrittenMs *int64 `json:"offsets_written_ms,omitempty"`
+	CommitWrittenMs  *int64 `json:"commit_written_ms,omitempty"`
+	// Progress is what ckgate's engine recorded in commits/N.
+	Progress *BatchProgress `json:"progress,omitempty"`
 }
 
 // BatchOffset is one source's end offset in a batch.

@@ -205,7 +205,9 @@ func (in *inspector) buildBatches() {
 			if b.Epoch == 0 {
 				b.Epoch = c.Epoch
 			}
+			b.Progress = c.Progress
 		}
+		b.OffsetsWrittenMs, b.CommitWrittenMs = in.writtenMs(in.idx.offsets[id]), in.writtenMs(in.idx.commits[id])
 		in.r.Batches = append(in.r.Batches, b)
 	}
 }
