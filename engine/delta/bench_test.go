@@ -35,7 +35,7 @@ func buildBenchTable(b *testing.B, s gateway.Store) string {
 	const id = "bench-table-0000-4000-8000-000000000000"
 	proto := Protocol{MinReaderVersion: 1, MinWriterVersion: 2}
 	meta := Metadata{ID: id, Format: Format{Provider: "parquet", Options: map[string]string{}},
-		SchemaString: `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]}`,
+		SchemaString:     `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]}`,
 		PartitionColumns: []string{}, Configuration: map[string]string{}}
 	file := func(v int64) string { return fmt.Sprintf("part-%05d-c000.snappy.parquet", v) }
 	type obj struct {
