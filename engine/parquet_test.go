@@ -54,8 +54,11 @@ func TestParquetSink(t *testing.T) {
 			for _, pr := range buf[:n] {
 				m := map[string]any{}
 				for _, v := range pr {
-					switch v.Kind() {
-					case parquet.Int64:
+					switch c := cols[v.Column()]; {
+					case c == "window_start" || c == "window_end":
+						// TIMESTAMP(MICROS, UTC)
+						m[c] = fmtTime(v.Int64() / 1000)
+					case v.Kind() == parquet.Int64:
 						m[cols[v.Column()]] = v.Int64()
 					default:
 						m[cols[v.Column()]] = string(v.ByteArray())

@@ -192,6 +192,10 @@ func comparePlan(ctx context.Context, cp gateway.Store, got Plan, v gateway.Vers
 		got.Sink = want.Sink
 	}
 	if want.Settings != nil {
+		var err error
+		if want.Settings, err = keepSinkFormat(ctx, cp, got.Settings, want.Settings); err != nil {
+			return Plan{}, "", err
+		}
 		updated = settingsDiff(got.Settings, *want.Settings)
 		got.Settings = want.Settings
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -9,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ckgate/ckgate/engine/sink"
 	"github.com/ckgate/ckgate/engine/spec"
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // StateFormat names the state layout the engine writes: engine/state's
@@ -58,6 +61,9 @@ func SettingsOf(s *spec.Spec) PlanSettings {
 	case spec.SourceRate:
 		p.SourceOptions["total_rows"] = strconv.FormatInt(src.TotalRows, 10)
 		p.SourceOptions["max_rows_per_batch"] = strconv.FormatInt(src.MaxRowsPerBatch, 10)
+	case spec.SourceDelta:
+		p.SourceOptions["max_files_per_batch"] = strconv.Itoa(src.MaxFilesPerBatch)
+		p.SourceOptions["starting_version"] = src.StartingVersion
 	case spec.SourceKafka:
 		p.SourceOptions["brokers"] = strings.Join(src.Brokers, ",")
 		p.SourceOptions["starting_offsets"] = src.StartingOffsets
@@ -76,6 +82,9 @@ func SettingsOf(s *spec.Spec) PlanSettings {
 			p.SinkOptions[HeadersHashKey] = "sha256:" + hex.EncodeToString(h.Sum(nil))
 		}
 	}
+	if v := sink.FormatVersion(s); v != "" {
+		p.SinkOptions[sink.FormatVersionKey] = v
+	}
 	if s.Stateful() {
 		p.StateFormat = StateFormat
 	}
@@ -89,4 +98,33 @@ func settingsDiff(got *PlanSettings, want PlanSettings) string {
 		return "the plan did not record the settings (watermark, where, source and sink options, state format): recorded now"
 	}
 	return jsonDiff(got, want)
+}
+
+// keepSinkFormat returns want with the sink format version the recorded
+// settings got say (sink.RecordedFormat: a parquet sink of a plan that
+// records none has format 1), so that an existing sink never mixes two
+// shapes of files; a checkpoint that holds no batch yet has written
+// nothing to its sink and takes the spec's version.
+func keepSinkFormat(ctx context.Context, cp gateway.Store, got *PlanSettings, want *PlanSettings) (*PlanSettings, error) {
+	v, ok := want.SinkOptions[sink.FormatVersionKey]
+	if !ok {
+		return want, nil
+	}
+	rec := sink.FormatStringTimes
+	if got != nil {
+		if r, ok := got.SinkOptions[sink.FormatVersionKey]; ok {
+			rec = r
+		}
+	}
+	if rec == v {
+		return want, nil
+	}
+	empty, err := HoldsNoBatch(ctx, cp)
+	if err != nil || empty {
+		return want, err
+	}
+	out := *want
+	out.SinkOptions = maps.Clone(want.SinkOptions)
+	out.SinkOptions[sink.FormatVersionKey] = rec
+	return &out, nil
 }

@@ -223,6 +223,11 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 	}
 	q.restored.PlanReplaced, q.restored.SettingsChanged = note.Replaced, note.Updated
 	q.parts = q.plan.Partitions
+	if st := q.plan.Settings; st != nil {
+		if err := sink.UseFormat(q.snk, st.SinkOptions[sink.FormatVersionKey]); err != nil {
+			return nil, err
+		}
+	}
 	if q.op, err = operator.New(s, operator.Config{Partitions: q.parts}); err != nil {
 		return nil, err
 	}

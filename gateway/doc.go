@@ -15,15 +15,57 @@
 // never silently falls back. No partial object is ever visible under its
 // final name.
 //
+// # Writing a backend
+//
+// A backend is a Driver: its raw operations (Get, Stat, GetStream, List,
+// Put, PutStream, Delete) and one classifier, Kind(err, cond), that maps its
+// own errors to the kinds below (a cloud driver checks its service's error
+// codes and then StatusKind). NewBucket turns it into a Store; the Bucket
+// owns key and prefix validation (ValidateKey, ValidatePrefix and the
+// driver's optional NameChecker), condition checks (CheckPutCond,
+// CheckDeleteCond), the context check, the key prefix (NewBucket's prefix,
+// WithPrefix), wrapping each error once as an *Error naming the caller's
+// key, and the closed guard. Every backend here is such a driver (filestore,
+// s3store, gcsstore, azstore, memstore); memstore is the whole of one in
+// under 200 lines. Metrics, faults, policy and logging are decorators over
+// any Store (Metrics.Wrap, Faults.Wrap, WithAuthorizer, Intercept), never a
+// backend's concern. A driver that writes conditionally puts a fresh write
+// id into each object's metadata and settles a refusal with Refused.Settle
+// (see # Errors). The new backend then runs the conformance suite,
+// storetest.Run, raw and prefixed, and its own tests check kinds with
+// storetest.WantKind and WantKeyKind.
+//
 // # Errors
 //
 // Every error a Store returns for a key is an *Error that names the
 // operation and the key and matches exactly one kind with errors.Is:
 // ErrNotFound, ErrExists, ErrPrecondition, ErrPermission, ErrUnavailable
-// (retryable), ErrUnsupported or ErrInvalidKey. The backend's own error
-// (an SDK error, a syscall error) stays reachable with errors.As. Sessions
-// add ErrFenced, ErrInUse and ErrUnknownOutcome; the authorizer adds
-// ErrDenied; GetBounded and Lines add ErrTooLarge.
+// (retryable), ErrUnsupported, ErrInvalidKey or, for a conditional write,
+// ErrUnknownOutcome. The backend's own error (an SDK error, a syscall
+// error) stays reachable with errors.As. Sessions add ErrFenced and ErrInUse
+// (and ErrUnknownOutcome for their own writes); the authorizer adds
+// ErrDenied; GetBounded and Lines add ErrTooLarge; URL parsing and every
+// opener add ErrInvalidURL. KindName gives each kind its one stable name
+// (not_found, exists, ...), as reports, metric labels and drills spell it.
+//
+// The cloud backends share one mapping of HTTP statuses (StatusKind) and
+// extend it only with their own error codes: 401 and 403 are
+// ErrPermission, never not found; 404 ErrNotFound; 412 ErrExists for a
+// create-only write and ErrPrecondition otherwise; 408, 429, 5xx and a bare
+// 409 ErrUnavailable (S3's ConditionalRequestConflict, another request on
+// the name in flight: retry it, it is not "exists"); 501 and other 4xx
+// ErrUnsupported. Azure's 409 BlobAlreadyExists on a create-only write is
+// ErrExists (Azurite answers a lost create so, where Azure may answer 412),
+// and its lease codes are ErrPrecondition.
+//
+// A conditional write whose outcome is ambiguous (an attempt timed out or
+// failed and was retried, and the retry was refused) is settled by
+// Refused.Settle on every backend: each write carries a fresh write id in
+// the object's metadata, and the refusal is read back. The caller's own
+// write is success; a read-back that fails too after a retried attempt is
+// ErrUnknownOutcome, never the retryable ErrUnavailable (after which a
+// retried create would see ErrExists for its own write) and never a guess;
+// otherwise the refusal stands (ErrExists or ErrPrecondition).
 //
 // # Hostile files
 //
@@ -42,5 +84,12 @@
 //
 // Open resolves a URL through an explicit Registry (no init-time
 // registration): plain paths and file:// URLs name a directory on the local
-// disk; the cloud schemes are registered by package stores.
+// disk; the cloud schemes are registered by package stores (s3://BUCKET/PREFIX,
+// gs://BUCKET/PREFIX, az://ACCOUNT/CONTAINER/PREFIX), and mem://NAME/PREFIX
+// by whoever wants in-memory stores (memstore.Named). A URL that is
+// malformed for its scheme (an empty one, "s3:bucket" without "//", an
+// unknown scheme, a remote file host, an unknown query parameter, a secret in
+// the URL) is refused before any I/O with an error wrapping ErrInvalidURL, on
+// every scheme alike: the CLI's usage error (exit 2). Messages name URLs
+// redacted (see Redact).
 package gateway

@@ -35,14 +35,32 @@ var (
 	ErrInUse = errors.New("checkpoint in use")
 	// ErrUnknownOutcome: a conditional write's outcome could not be determined.
 	ErrUnknownOutcome = errors.New("outcome unknown")
-	// ErrBadURL is wrapped by every error about a malformed store URL, on
-	// every scheme (the CLI's usage error, exit 2).
-	ErrBadURL = errors.New("bad store URL")
+	// ErrInvalidURL is wrapped by every error about a malformed store URL,
+	// from ParseURL and from every opener, on every scheme (the CLI's usage
+	// error, exit 2).
+	ErrInvalidURL = errors.New("invalid store URL")
 )
 
-var kinds = []error{
-	ErrNotFound, ErrExists, ErrPrecondition, ErrPermission, ErrUnavailable,
-	ErrUnsupported, ErrInvalidKey, ErrTooLarge, ErrDenied, ErrFenced, ErrInUse, ErrUnknownOutcome,
+// kinds are the error kinds with their stable names (see KindName), the
+// outcomes of a whole step first: an ErrFenced or ErrUnknownOutcome may wrap
+// the store error that led to it, and names the error.
+var kinds = []struct {
+	err  error
+	name string
+}{
+	{ErrUnknownOutcome, "unknown_outcome"},
+	{ErrFenced, "fenced"},
+	{ErrInUse, "in_use"},
+	{ErrDenied, "denied"},
+	{ErrNotFound, "not_found"},
+	{ErrExists, "exists"},
+	{ErrPrecondition, "precondition"},
+	{ErrPermission, "permission"},
+	{ErrUnavailable, "unavailable"},
+	{ErrUnsupported, "unsupported"},
+	{ErrInvalidKey, "invalid_key"},
+	{ErrTooLarge, "too_large"},
+	{ErrInvalidURL, "invalid_url"},
 }
 
 // Error is the error every Store returns for a key: the operation, the key,
@@ -89,10 +107,43 @@ func KindOf(err error) error {
 	if errors.As(err, &ge) {
 		return ge.Kind
 	}
-	for _, k := range kinds {
+	for _, k := range kindOrder {
 		if errors.Is(err, k) {
 			return k
 		}
 	}
 	return nil
+}
+
+// kindOrder is the order KindOf tries the kinds of an error that is no
+// *Error: the store kinds first. A URL error has no kind for KindOf (only
+// a name).
+var kindOrder = []error{
+	ErrNotFound, ErrExists, ErrPrecondition, ErrPermission, ErrUnavailable,
+	ErrUnsupported, ErrInvalidKey, ErrTooLarge, ErrDenied, ErrFenced, ErrInUse, ErrUnknownOutcome,
+}
+
+// KindName returns the stable name of err's kind, as reports, metric
+// labels and drills spell it: "not_found", "exists", "precondition",
+// "permission", "unavailable", "unsupported", "invalid_key", "too_large",
+// "invalid_url", "denied", "fenced", "in_use" or "unknown_outcome"; "" when
+// err is nil or has no kind. An outcome of a whole step (unknown outcome,
+// fenced, in use, denied) names the error even when it wraps the store
+// error that led to it.
+func KindName(err error) string {
+	if err == nil {
+		return ""
+	}
+	for _, k := range kinds[:4] {
+		if errors.Is(err, k.err) {
+			return k.name
+		}
+	}
+	kind := KindOf(err)
+	for _, k := range kinds {
+		if k.err == kind || kind == nil && errors.Is(err, k.err) {
+			return k.name
+		}
+	}
+	return ""
 }

@@ -37,7 +37,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"backend", "op", "outcome"}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ckgate_store_failures_total",
-			Help: "Failed store requests by backend, operation and error kind; lost races and misses are not failures.",
+			Help: "Failed store requests by backend, operation and error kind (gateway.KindName, or other); lost races and misses are not failures.",
 		}, []string{"backend", "op", "kind"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "ckgate_store_request_seconds",
@@ -80,9 +80,9 @@ func (m *Metrics) observe(backend string, op Op, d time.Duration, err error) {
 		outcome = "stale"
 	default:
 		outcome = "error"
-		kind := "other"
-		if k := KindOf(err); k != nil {
-			kind = k.Error()
+		kind := KindName(err)
+		if kind == "" {
+			kind = "other"
 		}
 		m.failures.WithLabelValues(backend, string(op), kind).Inc()
 		m.mu.Lock()
@@ -124,6 +124,10 @@ func (m *Metrics) Reset() {
 	clear(m.failed)
 	m.mu.Unlock()
 }
+
+// FailureCounter returns the Prometheus counter of failed requests, by
+// backend, op and kind (KindName's spelling, or "other").
+func (m *Metrics) FailureCounter() *prometheus.CounterVec { return m.failures }
 
 // RequestCounter returns the Prometheus counter of one backend, op and
 // outcome (ok, not_found, exists, stale, error).

@@ -10,11 +10,15 @@ import (
 
 // WithPrefix returns a Store that keeps every key of s under prefix (a
 // relative key prefix such as "team/query-1/"; a missing trailing '/' is
-// added). Keys seen by the caller never include the prefix.
+// added). Keys seen by the caller never include the prefix. A Bucket
+// prefixes itself (Bucket.WithPrefix); any other Store is wrapped.
 func WithPrefix(s Store, prefix string) Store {
 	prefix = strings.Trim(prefix, "/")
 	if prefix == "" {
 		return s
+	}
+	if b, ok := s.(*Bucket); ok {
+		return b.WithPrefix(prefix)
 	}
 	return &prefixStore{inner: s, prefix: prefix + "/"}
 }

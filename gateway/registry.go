@@ -43,12 +43,12 @@ func (r *Registry) Schemes() []string {
 // file:// URL of its absolute form.
 func ParseURL(raw string) (*url.URL, error) {
 	if raw == "" {
-		return nil, fmt.Errorf("empty store URL")
+		return nil, fmt.Errorf("%w: empty store URL", ErrInvalidURL)
 	}
 	if scheme, rest, ok := strings.Cut(raw, ":"); ok && !strings.Contains(raw, "://") && !hasFileScheme(raw) &&
 		slices.Contains(urlSchemes, strings.ToLower(scheme)) {
 		// "s3:bucket" or "gs:/b" is a mistyped URL, never a local directory
-		return nil, fmt.Errorf("%w %q: did you mean %s://%s?", ErrBadURL, Redact(raw), strings.ToLower(scheme), strings.TrimLeft(rest, "/"))
+		return nil, fmt.Errorf("%w %q: did you mean %s://%s?", ErrInvalidURL, Redact(raw), strings.ToLower(scheme), strings.TrimLeft(rest, "/"))
 	}
 	if !strings.Contains(raw, "://") && !hasFileScheme(raw) {
 		abs, err := filepath.Abs(raw)
@@ -63,7 +63,7 @@ func ParseURL(raw string) (*url.URL, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err // its message repeats the whole URL, secrets included
 		}
-		return nil, fmt.Errorf("store URL %q: %w", Redact(raw), err)
+		return nil, fmt.Errorf("%w %q: %w", ErrInvalidURL, Redact(raw), err)
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	return u, nil
@@ -86,8 +86,8 @@ func (r *Registry) Open(ctx context.Context, raw string) (Store, error) {
 	}
 	f, ok := r.openers[u.Scheme]
 	if !ok {
-		return nil, fmt.Errorf("store URL %q: unknown scheme %q (known: %s)",
-			Redact(raw), u.Scheme, strings.Join(r.Schemes(), ", "))
+		return nil, fmt.Errorf("%w %q: unknown scheme %q (known: %s)",
+			ErrInvalidURL, Redact(raw), u.Scheme, strings.Join(r.Schemes(), ", "))
 	}
 	return f(ctx, u)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -34,15 +35,21 @@ type Authorizer struct {
 	session bool
 	roots   *RootFinder
 	stat    func(ctx context.Context, key string) (gateway.Attrs, error)
+	list    func(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error]
+	raw     gateway.Store // the store under the guard (WithExists), for root owner records
+	owners  bool          // WithRootOwners
+	dryRun  bool          // WithDryRun
 	now     func() time.Time
 	warn    func(Warning)
 
 	// constant parts of every input, built once
 	principal, checkpoint, scopeTerm, planTerm, knownTerm *ast.Term
 
-	mu        sync.Mutex
-	shapes    map[callShape]*shapeState
-	rootCache map[string][2]*ast.Term
+	mu         sync.Mutex
+	shapes     map[callShape]*shapeState
+	rootCache  map[string][2]*ast.Term
+	heads      map[string]purgeHeads // the log heads seen, for input.purge
+	ownerCache map[string]string     // root → owning principal (WithRootOwners)
 }
 
 // callShape is what the inputs of an Authorizer's calls share beyond its
@@ -54,6 +61,7 @@ type callShape struct {
 	exists int8 // 0 unknown, 1 absent, 2 present
 	stream bool
 	roots  string // the roots above the location, NUL-separated
+	owner  string // the owner of the innermost root (WithRootOwners)
 }
 
 // shapeState counts a shape's calls and holds its specialisation.
@@ -102,9 +110,18 @@ func WithWriterSession() AuthorizerOption { return func(a *Authorizer) { a.sessi
 // unconditional Put of a log entry, by asking s for the key (one Stat,
 // only for such puts). The write then carries what it saw: IfAbsent, or
 // IfMatch of the version. Without it such a put counts as an overwrite.
+// It also lets a delete of a log entry be decided on where the entry
+// stands in its log (input.purge, one listing of the log's head); without
+// it such a delete carries no facts and the default policy refuses it.
 func WithExists(s gateway.Store) AuthorizerOption {
-	return func(a *Authorizer) { a.stat = s.Stat }
+	return func(a *Authorizer) { a.stat, a.list, a.raw = s.Stat, s.List, s }
 }
+
+// WithDryRun decides and logs every call without enforcing it: a refusal
+// is recorded in the decision log (result "deny", dry_run true) and the
+// write goes ahead, with the condition the decision relied on. It needs a
+// decision log: NewAuthorizer's log must not be nil (Guard checks).
+func WithDryRun() AuthorizerOption { return func(a *Authorizer) { a.dryRun = true } }
 
 // WithWarn calls f with the warnings of every allowed decision that has
 // some (rules of severity warn: a conftest-style `warn`, a violation of
@@ -146,10 +163,19 @@ func (a *Authorizer) Authorize(ctx context.Context, c gateway.Call) (gateway.Con
 	}
 	if err != nil {
 		_, err = a.finish(failClosed(err), string(c.Op), c.Key, JoinPath(a.base, c.Key), a.scope, start)
-		return gateway.Cond{}, err
+		return c.Cond, err // a dry run lets it through as asked
 	}
 	cond, exists := a.observe(ctx, c, loc, roots)
-	in, shape := a.input(c, loc, roots, exists)
+	var purge *PurgeFacts
+	if c.Op == gateway.OpDelete {
+		purge = a.purgeFacts(ctx, loc, roots)
+	}
+	owner, process, err := a.rootFacts(ctx, c, loc, roots)
+	if err != nil {
+		_, err = a.finish(failClosed(err), string(c.Op), c.Key, loc, a.scope, start)
+		return cond, err // a dry run lets it through as asked
+	}
+	in, shape := a.input(c, loc, roots, exists, purge, owner, process)
 	var d Decision
 	if sp := a.special(ctx, shape, in); sp != nil && a.engine.allows(ctx, sp, in) {
 		d = sp.allow
@@ -161,7 +187,7 @@ func (a *Authorizer) Authorize(ctx context.Context, c gateway.Call) (gateway.Con
 		inner = roots[len(roots)-1]
 	}
 	if _, err := a.finish(d, string(c.Op), c.Key, loc, inner, start); err != nil {
-		return gateway.Cond{}, err
+		return cond, err
 	}
 	if a.roots != nil && c.Op == gateway.OpPut {
 		a.roots.Wrote(loc)
@@ -309,10 +335,10 @@ var knownFilter = ast.NewObject(
 	item("action", ast.NullTerm()), item("root", ast.NullTerm()), item("roots", ast.NullTerm()),
 	item("scope", ast.NullTerm()), item("cond", ast.NullTerm()), item("exists", ast.NullTerm()),
 	item("stream", ast.NullTerm()), item("principal", ast.NullTerm()), item("checkpoint", ast.NullTerm()),
-	item("known_queries", ast.NullTerm()), item("writer_session", ast.NullTerm()),
+	item("known_queries", ast.NullTerm()), item("writer_session", ast.NullTerm()), item("root_owner", ast.NullTerm()),
 )
 
-func (a *Authorizer) input(c gateway.Call, loc string, roots []string, exists *bool) (ast.Object, callShape) {
+func (a *Authorizer) input(c gateway.Call, loc string, roots []string, exists *bool, purge *PurgeFacts, owner string, process *ProcessFacts) (ast.Object, callShape) {
 	shape := callShape{op: c.Op, cond: c.Cond.Kind, stream: c.Stream, roots: strings.Join(roots, "\x00")}
 	items := make([][2]*ast.Term, 0, 16)
 	action, ok := actionTerms[c.Op]
@@ -349,6 +375,16 @@ func (a *Authorizer) input(c gateway.Call, loc string, roots []string, exists *b
 				shape.exists = 2
 			}
 		}
+	}
+	if purge != nil {
+		items = append(items, item("purge", purge.term()))
+	}
+	if owner != "" {
+		items = append(items, item("root_owner", str(owner)))
+		shape.owner = owner
+	}
+	if process != nil {
+		items = append(items, item("process", process.term()))
 	}
 	if a.planTerm != nil {
 		items = append(items, item("plan", a.planTerm))
@@ -427,13 +463,18 @@ func (a *Authorizer) finish(d Decision, action, key, path, root string, start ti
 	if d.Allow {
 		rec.Result = "allow"
 	}
-	if err := a.log.Record(rec); err != nil && d.Allow && d.BreakGlass {
-		d = Decision{Err: err, Deny: []Violation{{ID: RuleFailClosed, Name: "fail-closed", Severity: "deny",
-			Msg: "break glass could not be recorded in the decision log: " + err.Error()}}}
+	rec.DryRun = a.dryRun
+	logErr := a.log.Record(rec)
+	if logErr != nil && d.Allow && d.BreakGlass {
+		d = Decision{Err: logErr, Deny: []Violation{{ID: RuleFailClosed, Name: "fail-closed", Severity: "deny",
+			Msg: "break glass could not be recorded in the decision log: " + logErr.Error()}}}
 	}
 	if d.Allow {
 		a.warned(d, action, key, path)
 		return d, nil
+	}
+	if a.dryRun && a.log != nil && logErr == nil {
+		return d, nil // recorded as a deny, let through
 	}
 	return d, &DeniedError{Action: action, Path: path, DecisionID: rec.DecisionID, Violations: d.Deny, Err: d.Err}
 }

@@ -18,7 +18,15 @@ func (a *Authorizer) testInput(ctx context.Context, c gateway.Call) (ast.Object,
 		}
 	}
 	_, exists := a.observe(ctx, c, loc, roots)
-	return a.input(c, loc, roots, exists)
+	var purge *PurgeFacts
+	if c.Op == gateway.OpDelete {
+		purge = a.purgeFacts(ctx, loc, roots)
+	}
+	owner, process, err := a.rootFacts(ctx, c, loc, roots)
+	if err != nil {
+		panic(err)
+	}
+	return a.input(c, loc, roots, exists, purge, owner, process)
 }
 
 // check is Authorize for the tests that only look at the refusal.

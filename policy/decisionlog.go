@@ -30,7 +30,10 @@ type DecisionRecord struct {
 	BreakGlass bool     `json:"break_glass,omitempty"`
 	Reason     string   `json:"reason,omitempty"`
 	Error      string   `json:"error,omitempty"`
-	ElapsedUs  int64    `json:"elapsed_us"`
+	// DryRun says the decision was not enforced (a guard made WithDryRun):
+	// a "deny" here was let through.
+	DryRun    bool  `json:"dry_run,omitempty"`
+	ElapsedUs int64 `json:"elapsed_us"`
 }
 
 // DecisionLog writes decisions as JSON lines. It is safe for concurrent

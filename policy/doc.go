@@ -44,7 +44,23 @@
 //	 "cond": "none"|"if-absent"|"if-match", "exists", "size", "stream", "writer_session",
 //	 "principal": {"id", "kind", "reason"},
 //	 "checkpoint": {"query_id", "latest_batch", "retain_from"},
-//	 "plan": {"id", "obsolete": {KEY: reason}}, "known_queries": [{"query_id", "root"}]}
+//	 "plan": {"id", "obsolete": {KEY: reason}}, "known_queries": [{"query_id", "root"}],
+//	 "purge": {"log", "batch", "latest_offsets", "latest_commit", "restart_floor", "latest_compact"}}
+//
+// # Deletes of log entries: the query's own purge
+//
+// A streaming query deletes its own old log entries (Spark's purge keeps
+// spark.sql.streaming.minBatchesToRetain batches, set as low as 1; its
+// compacted file logs drop what a .compact covers), and fails when it may
+// not. So a delete of offsets/N, commits/N, sources/S/N or _spark_metadata/N
+// carries input.purge (PurgeFacts), read from one listing of the log's head
+// when the delete is decided: the restart floor min(latest offsets − 1,
+// latest commit), below which no restart reads an entry, and the newest
+// .compact of a file log. The default rule CKG-P002 lets the job delete
+// below them and nothing else (metadata never); a log only grows at its
+// head and loses entries only below its floor, so a floor seen once stays
+// true for every later delete. Without facts (a log the guarded store
+// cannot list) the delete is refused.
 //
 // Principal kinds are job, retention, housekeeping, archive and admin; any
 // other kind gets the least rights. Opening a checkpoint (CheckOpen, asked

@@ -36,6 +36,15 @@ type GuardConfig struct {
 	Roots *RootFinder
 	// Warn, when set, is told every allowed write's warnings (WithWarn).
 	Warn func(Warning)
+	// RootOwners records the owner of every checkpoint root a job principal
+	// writes and refuses other job principals' writes under it
+	// (WithRootOwners): for front doors shared by many principals.
+	RootOwners bool
+	// DryRun decides and logs every write without enforcing it
+	// (WithDryRun): for onboarding a production job. It needs Log. The
+	// store's own conditions still hold; a caller that must keep log
+	// entries create-only writes them IfAbsent (s3serve does).
+	DryRun bool
 }
 
 // Guard returns s with every Put and Delete decided by the policy on the
@@ -86,6 +95,15 @@ func Guard(s gateway.Store, cfg GuardConfig) (gateway.Store, *Authorizer, error)
 	}
 	if cfg.Warn != nil {
 		opts = append(opts, WithWarn(cfg.Warn))
+	}
+	if cfg.RootOwners {
+		opts = append(opts, WithRootOwners())
+	}
+	if cfg.DryRun {
+		if cfg.Log == nil {
+			return nil, nil, errors.New("policy: a dry run needs a decision log: it is where the refusals it lets through are recorded")
+		}
+		opts = append(opts, WithDryRun())
 	}
 	a := NewAuthorizer(cfg.Engine, cfg.Principal, scope, cfg.Facts, cfg.Log, opts...)
 	return gateway.WithAuthorizer(s, a), a, nil

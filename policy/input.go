@@ -64,7 +64,9 @@ type KnownQuery struct {
 //	 "principal": {id, kind, reason},
 //	 "checkpoint": {query_id, metadata_query_id, latest_batch, retain_from},
 //	 "plan": {id, obsolete: {KEY: reason}}, "known_queries": [{query_id, root}],
-//	 "sink": {owner: {query_id, checkpoint}, latest_batch, handover}}
+//	 "sink": {owner: {query_id, checkpoint}, latest_batch, handover},
+//	 "purge": {log, batch, latest_offsets, latest_commit, restart_floor, latest_compact},
+//	 "root_owner", "process": {id, fenced_by, fenced_at_batch}}
 //
 // These fields are the contract that users' own rules read:
 //   - location: the canonical location of the object the mutation touches
@@ -85,23 +87,26 @@ type KnownQuery struct {
 // Every location in an input, known queries' roots included, is canonical:
 // rules compare them as strings.
 type Input struct {
-	Action        string       `json:"action"`
-	Key           string       `json:"key,omitempty"`
-	Location      string       `json:"location,omitempty"`
-	Path          string       `json:"path,omitempty"`
-	Root          string       `json:"root"`
-	Roots         []string     `json:"roots,omitempty"`
-	Scope         string       `json:"scope,omitempty"`
-	Cond          string       `json:"cond,omitempty"` // none, if-absent, if-match
-	Exists        *bool        `json:"exists,omitempty"`
-	Size          int64        `json:"size,omitempty"`
-	Stream        bool         `json:"stream,omitempty"`
-	WriterSession bool         `json:"writer_session,omitempty"`
-	Principal     Principal    `json:"principal"`
-	Checkpoint    Facts        `json:"checkpoint"`
-	Plan          *Plan        `json:"plan,omitempty"`
-	KnownQueries  []KnownQuery `json:"known_queries,omitempty"`
-	Sink          *SinkFacts   `json:"sink,omitempty"`
+	Action        string        `json:"action"`
+	Key           string        `json:"key,omitempty"`
+	Location      string        `json:"location,omitempty"`
+	Path          string        `json:"path,omitempty"`
+	Root          string        `json:"root"`
+	Roots         []string      `json:"roots,omitempty"`
+	Scope         string        `json:"scope,omitempty"`
+	Cond          string        `json:"cond,omitempty"` // none, if-absent, if-match
+	Exists        *bool         `json:"exists,omitempty"`
+	Size          int64         `json:"size,omitempty"`
+	Stream        bool          `json:"stream,omitempty"`
+	WriterSession bool          `json:"writer_session,omitempty"`
+	Principal     Principal     `json:"principal"`
+	Checkpoint    Facts         `json:"checkpoint"`
+	Plan          *Plan         `json:"plan,omitempty"`
+	KnownQueries  []KnownQuery  `json:"known_queries,omitempty"`
+	Sink          *SinkFacts    `json:"sink,omitempty"`
+	Purge         *PurgeFacts   `json:"purge,omitempty"`
+	RootOwner     string        `json:"root_owner,omitempty"`
+	Process       *ProcessFacts `json:"process,omitempty"`
 }
 
 // SinkFacts are what is known about a file sink a query takes over
@@ -159,6 +164,7 @@ func init() {
 	for _, k := range []string{"action", "key", "path", "location", "root", "roots", "scope", "writer_session", "cond", "exists", "size", "stream", "principal",
 		"checkpoint", "plan", "known_queries", "id", "kind", "reason", "query_id", "metadata_query_id",
 		"latest_batch", "retain_from", "obsolete",
+		"root_owner", "process", "fenced_by", "fenced_at_batch", "purge", "log", "batch", "latest_offsets", "latest_commit", "restart_floor", "latest_compact",
 		// the decision's and its violations' keys
 		"allow", "deny", "warn", "overridden", "break_glass", "name", "severity", "msg"} {
 		keyTerms[k] = ast.StringTerm(k)

@@ -135,6 +135,8 @@ var specialInputs = []struct {
 	{"location", kindString},
 	{"size", kindNumber},
 	{"plan", kindObject},
+	{"purge", kindObject},
+	{"process", kindObject},
 }
 
 // specialUnknowns are specialInputs as references, specialUnknownKeys as

@@ -67,8 +67,16 @@ func specialAuthorizers(e *Engine) map[string]*Authorizer {
 			panic(err)
 		}
 	}
+	owned := memstore.New() // a root owned by svc-q1 whose committer fenced process "old"
+	for k, v := range map[string]string{"offsets/0": "x", "commits/0": "x", RootOwnerKey: `{"principal":"svc-q1","kind":"job"}`,
+		gateway.CommitterKey: `{"process":"new","batch":0,"fenced":["old"]}`} {
+		if _, err := owned.Put(context.Background(), k, []byte(v), gateway.IfAbsent()); err != nil {
+			panic(err)
+		}
+	}
 	return map[string]*Authorizer{
 		"job":              NewAuthorizer(e, Principal{ID: "svc-q1", Kind: KindJob}, root, facts, nil, WithWriterSession()),
+		"job-owned":        NewAuthorizer(e, Principal{ID: "svc-q1", Kind: KindJob}, root, facts, nil, WithExists(owned), WithRootOwners(), WithWriterSession()),
 		"job-exists":       NewAuthorizer(e, Principal{ID: "svc-q1", Kind: KindJob}, root, facts, nil, WithExists(exists), WithWriterSession()),
 		"job-bucket":       NewAuthorizer(e, Principal{ID: "svc-q1", Kind: KindJob}, root, facts, nil, WithStoreURL("s3://bucket"), WithWriterSession()),
 		"job-no-session":   NewAuthorizer(e, Principal{ID: "svc-q1", Kind: KindJob}, root, facts, nil),
@@ -667,7 +675,8 @@ func TestProvablyEqualReasons(t *testing.T) {
 // the equality check assumes for it.
 func TestSpecialInputsKinds(t *testing.T) {
 	e := specialEngine(t, Options{})
-	ctx := context.Background()
+	ctx := gateway.WithWriterProcess(context.Background(), "old") // a zombie, for input.process
+
 	seen := map[string]bool{}
 	for name, a := range specialAuthorizers(e) {
 		for _, c := range append(specialCalls(), hostileCalls()...) {

@@ -29,7 +29,7 @@ func (r *rehearsal) reference(ctx context.Context, input string, files []inputFi
 	s.Source.Path = input
 	var mem memstore.Named
 	reg := wrapRegistry(r.opts.Registry, func(_ *url.URL, st gateway.Store) gateway.Store { return readOnly(st) })
-	reg.Register("mem", func(_ context.Context, u *url.URL) (gateway.Store, error) { return mem.Get(u.Host), nil })
+	reg.Register("mem", mem.Open)
 	var recv *Receiver
 	switch s.Sink.Kind {
 	case spec.SinkFiles:

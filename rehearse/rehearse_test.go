@@ -72,6 +72,9 @@ func checkAllPass(t *testing.T, rep *rehearse.Report) {
 		if !r.OK || r.Lost != 0 || r.Duplicated != 0 {
 			t.Errorf("%s failed: %s", r.Name, r.Detail)
 		}
+		if strings.HasPrefix(r.Name, "source-") {
+			continue // the Delta source drills stop at a refused restart: nothing to reconcile
+		}
 		if r.RowsIn < ref.RowsIn || r.RowsOut != ref.RowsOut || r.StateRowsAfter != ref.StateRows {
 			t.Errorf("%s: %d rows in, %d out, %d state rows; the reference %d, %d, %d", r.Name, r.RowsIn, r.RowsOut, r.StateRowsAfter,
 				ref.RowsIn, ref.RowsOut, ref.StateRows)

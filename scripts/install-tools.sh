@@ -23,3 +23,8 @@ if [ ! -x "$tools/node_modules/.bin/azurite-blob" ]; then
   echo "installing azurite 3.37.0" >&2
   npm install --prefix "$tools" --no-audit --no-fund --loglevel=error azurite@3.37.0 >&2
 fi
+if [ ! -f "$tools/duckdb/node_modules/@duckdb/node-api/package.json" ]; then
+  echo "installing @duckdb/node-api 1.5.6-r.1 (the Parquet and Delta tests read ckgate's files back with DuckDB)" >&2
+  mkdir -p "$tools/duckdb"
+  npm install --prefix "$tools/duckdb" --no-audit --no-fund --loglevel=error @duckdb/node-api@1.5.6-r.1 >&2
+fi

@@ -61,7 +61,7 @@ func openS3(ctx context.Context, u *url.URL, id Identity, red *redactor) (*backe
 	b := &backend{shown: shown, red: red}
 
 	s, err := s3store.Open(ctx, &c)
-	if errors.Is(err, s3store.ErrBadURL) {
+	if errors.Is(err, gateway.ErrInvalidURL) {
 		return nil, usagef("%w", err)
 	}
 	if err != nil {
@@ -80,13 +80,13 @@ func openS3(ctx context.Context, u *url.URL, id Identity, red *redactor) (*backe
 			})
 		client = s3.New(opts, func(o *s3.Options) { o.Credentials = aws.NewCredentialsCache(provider) })
 		opts = client.Options()
-		st = s3store.New(client, st.Bucket(), st.Prefix())
+		st = s3store.New(client, st.BucketName(), st.Prefix())
 	}
 	b.store = st
 	b.closers = append(b.closers, st.Close)
 
 	red.add(id.AWSExternalID)
-	t := &s3Target{client: client, opts: opts, bucket: st.Bucket(), red: red}
+	t := &s3Target{client: client, opts: opts, bucket: st.BucketName(), red: red}
 	ep, err := opts.EndpointResolverV2.ResolveEndpoint(ctx, s3.EndpointParameters{
 		Bucket:         aws.String(t.bucket),
 		Region:         aws.String(opts.Region),

@@ -30,33 +30,6 @@ type errInfo struct {
 	header    http.Header // of the failed response, when known
 }
 
-// kindNames are the short names of the gateway error kinds in results.
-var kindNames = []struct {
-	err  error
-	name string
-}{
-	{gateway.ErrNotFound, "not_found"},
-	{gateway.ErrExists, "exists"},
-	{gateway.ErrPrecondition, "precondition"},
-	{gateway.ErrPermission, "permission"},
-	{gateway.ErrUnavailable, "unavailable"},
-	{gateway.ErrUnsupported, "unsupported"},
-	{gateway.ErrInvalidKey, "invalid_key"},
-	{gateway.ErrDenied, "denied"},
-	{gateway.ErrUnknownOutcome, "unknown_outcome"},
-}
-
-// kindName returns the short name of err's gateway kind, or "".
-func kindName(err error) string {
-	k := gateway.KindOf(err)
-	for _, n := range kindNames {
-		if k == n.err {
-			return n.name
-		}
-	}
-	return ""
-}
-
 // inspect digs the provider's details out of err's chain: AWS (smithy
 // API errors and response errors), Azure (*azcore.ResponseError), Google
 // (*googleapi.Error), and the local ones (errno, DNS, TLS, timeouts).
@@ -65,7 +38,7 @@ func inspect(err error) errInfo {
 	if err == nil {
 		return info
 	}
-	info.kind = kindName(err)
+	info.kind = gateway.KindName(err)
 
 	var (
 		apiCode interface{ ErrorCode() string }

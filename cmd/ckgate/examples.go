@@ -30,6 +30,7 @@ var examples = map[string][]example{
 	"serve": {
 		{"an S3 endpoint over a local directory of checkpoints (buckets are its subdirectories)", "ckgate serve --listen 127.0.0.1:9000 --store file:///data/checkpoints --credentials /etc/ckgate/serve-credentials.yaml"},
 		{"over S3, every decision logged", "ckgate serve --store s3://my-bucket/checkpoints --credentials /etc/ckgate/serve-credentials.yaml --decision-log /var/log/ckgate/decisions.jsonl"},
+		{"onboarding a production job: decide and log every request, enforce nothing", "ckgate serve --store s3://my-bucket/checkpoints --credentials /etc/ckgate/serve-credentials.yaml --dry-run --decision-log /var/log/ckgate/dry-run.jsonl"},
 		{"on all interfaces over GCS, signatures for one region only, with site policies", "ckgate serve --listen 0.0.0.0:9000 --store gs://my-bucket/checkpoints --credentials /etc/ckgate/serve-credentials.yaml --region eu-west-1 --policy /etc/ckgate/policies"},
 	},
 

@@ -299,7 +299,7 @@ func newRunPrinter(w io.Writer, format string) *runPrinter {
 func (p *runPrinter) start(s *spec.Spec, ck string, r engine.Restored) {
 	p.sum.QueryID, p.sum.Name, p.sum.Checkpoint = r.QueryID, s.Name, ck
 	p.sum.PlanReplaced, p.sum.SettingsChanged = r.PlanReplaced, r.SettingsChanged
-	if s.Sink.Kind == spec.SinkFiles {
+	if s.Sink.Kind == spec.SinkFiles || s.Sink.Kind == spec.SinkDelta {
 		p.sum.Output = gateway.Redact(s.Sink.Path)
 	}
 	if p.format == "json" {

@@ -22,7 +22,12 @@ func (e *env) serveCommand() *cli.Command {
 			"retention, housekeeping, admin) that the policies decide every PUT, COPY and DELETE for, as for\n" +
 			"the engine. A write of a checkpoint log entry (offsets/N, commits/N, metadata, sources/*/N,\n" +
 			"_spark_metadata/N) is create-only on the store: of racing writers one wins, the others get\n" +
-			"412 PreconditionFailed. See docs/serve.md for pointing Spark's S3A at it.\n\n" +
+			"412 PreconditionFailed. The first job principal to write a root's metadata owns the root\n" +
+			"(<root>/_ckgate/root-owner): other principals' writes under it are refused (CKG-P014). A job\n" +
+			"deletes only what its own purge removes (CKG-P002: entries below the restart floor, compacted\n" +
+			"ones). With S3A's audit referrer, a driver process that a newer one has committed over is\n" +
+			"fenced (CKG-P015). --dry-run decides and logs every request without enforcing it.\n" +
+			"See docs/serve.md for pointing Spark's S3A at it.\n\n" +
 			"Handled: ListBuckets, CreateBucket, HeadBucket, ListObjects(V2), HeadObject, GetObject (Range,\n" +
 			"If-Match/If-None-Match), PutObject (If-None-Match *, If-Match), CopyObject (copy-source\n" +
 			"conditions), DeleteObject (If-Match), DeleteObjects. Anything else answers NotImplemented.\n\n" +
@@ -33,6 +38,12 @@ func (e *env) serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "store", Required: true, Usage: "the store `URL` buckets live in (file://, s3://, gs://, az://, a path)"},
 			&cli.StringFlag{Name: "credentials", Required: true, Usage: "the access keys and principals, a YAML `FILE` (mode 600)"},
 			&cli.StringFlag{Name: "region", Usage: "accept only signatures for `REGION` (default: any)"},
+			&cli.StringFlag{Name: "tls-cert", Usage: "answer HTTPS with the certificate in `PEM_FILE` (needs --tls-key; the SDKs send chunked uploads with trailing checksums only over HTTPS)"},
+			&cli.StringFlag{Name: "tls-key", Usage: "the private key of --tls-cert, a `PEM_FILE`"},
+			&cli.StringFlag{Name: "virtual-host", Usage: "serve virtual-host-style requests for `DOMAIN` (BUCKET.DOMAIN) beside path-style ones"},
+			&cli.StringFlag{Name: "access-log", Usage: "write one JSON line per request (principal, operation, key, status, decision, latency) to `FILE` (- for stderr)"},
+			&cli.StringFlag{Name: "metrics-addr", Usage: "serve Prometheus metrics on http://`HOST:PORT`/metrics and readiness on /ready (200 once serving, 503 before and while stopping)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "decide and log every request without enforcing the policy: refusals are recorded in --decision-log (result deny, dry_run true) and let through; log entries stay create-only (for onboarding a production job)"},
 			decisionLogFlag(),
 		}, policyFlags()...),
 		Action: e.serve,
@@ -42,6 +53,9 @@ func (e *env) serveCommand() *cli.Command {
 func (e *env) serve(c *cli.Context) error {
 	if _, err := args(c, 0, 0); err != nil {
 		return err
+	}
+	if c.Bool("dry-run") && c.String("decision-log") == "" {
+		return &InputError{Err: fmt.Errorf("--dry-run needs --decision-log FILE: it is where the refusals it lets through are recorded")}
 	}
 	creds, err := s3serve.LoadCredentials(c.String("credentials"))
 	if err != nil {
@@ -70,19 +84,36 @@ func (e *env) serve(c *cli.Context) error {
 	}()
 	guard := func(p s3serve.Principal) (gateway.Store, error) {
 		g, done, err := e.guard(c.Context, c, st, policy.GuardConfig{Engine: eng, Log: log, StoreURL: storeURL,
-			Principal: policy.Principal{ID: p.ID, Kind: p.Kind}, WriterSession: p.Kind == policy.KindJob})
+			Principal: policy.Principal{ID: p.ID, Kind: p.Kind}, WriterSession: p.Kind == policy.KindJob, RootOwners: true, DryRun: c.Bool("dry-run")})
 		if err == nil {
 			closers = append(closers, done) // under the backend's lock: one guard per principal
 		}
 		return g, err
 	}
 	addr := c.String("listen")
-	srv, err := s3serve.New(s3serve.Config{Store: st, Guard: guard, Credentials: creds, Region: c.String("region"),
-		Ready: func() {
-			fmt.Fprintf(e.stderr, "ckgate serve: listening on %s, store %s\n", addr, gateway.Redact(storeURL))
-		}})
+	accessLog, closeAccess, err := e.accessLog(c.String("access-log"))
 	if err != nil {
 		return err
+	}
+	defer closeAccess()
+	obs, err := startObservability(c.String("metrics-addr"))
+	if err != nil {
+		return &InputError{Err: err}
+	}
+	defer obs.close()
+	scheme := "http"
+	if c.String("tls-cert") != "" {
+		scheme = "https"
+	}
+	srv, err := s3serve.New(s3serve.Config{Store: st, Guard: guard, Credentials: creds, Region: c.String("region"),
+		TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key"), VirtualHost: c.String("virtual-host"),
+		AccessLog: accessLog, Metrics: obs.registerer(),
+		Ready: func() {
+			obs.ready.Store(true)
+			fmt.Fprintf(e.stderr, "ckgate serve: listening on %s://%s, store %s\n", scheme, addr, gateway.Redact(storeURL))
+		}})
+	if err != nil {
+		return &InputError{Err: err}
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(addr) }()
@@ -91,6 +122,7 @@ func (e *env) serve(c *cli.Context) error {
 		return fmt.Errorf("serve on %s: %w", addr, err)
 	case <-c.Context.Done():
 	}
+	obs.ready.Store(false) // a load balancer stops sending while in-flight requests finish
 	if err := srv.Shutdown(); err != nil {
 		return fmt.Errorf("serve: shutdown: %w", err)
 	}

@@ -5,14 +5,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ckgate/ckgate/internal/emulator"
+	"github.com/ckgate/ckgate/internal/testcert"
 )
 
 const serveCreds = `principals:
@@ -55,8 +59,9 @@ func startServe(t *testing.T) (endpoint, dir string, stop func() (int, string)) 
 	return startServeAs(t, serveCreds)
 }
 
-// startServeAs is startServe with the credentials file credsYAML.
-func startServeAs(t *testing.T, credsYAML string) (endpoint, dir string, stop func() (int, string)) {
+// startServeAs is startServe with the credentials file credsYAML and the
+// extra serve flags (the endpoint is https:// with --tls-cert).
+func startServeAs(t *testing.T, credsYAML string, extra ...string) (endpoint, dir string, stop func() (int, string)) {
 	t.Helper()
 	dir = t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "ckpt"), 0o755); err != nil {
@@ -79,7 +84,7 @@ func startServeAs(t *testing.T, credsYAML string) (endpoint, dir string, stop fu
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(ctx, Options{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: errOut},
-			[]string{"ckgate", "serve", "--listen", addr, "--store", dir, "--credentials", creds})
+			append([]string{"ckgate", "serve", "--listen", addr, "--store", dir, "--credentials", creds}, extra...))
 	}()
 	select {
 	case <-errOut.ready:
@@ -98,6 +103,9 @@ func startServeAs(t *testing.T, credsYAML string) (endpoint, dir string, stop fu
 		return code, errOut.String()
 	}
 	t.Cleanup(func() { stop() })
+	if slices.Contains(extra, "--tls-cert") {
+		return "https://" + addr, dir, stop
+	}
 	return "http://" + addr, dir, stop
 }
 
@@ -223,6 +231,85 @@ func TestServeBoto3(t *testing.T) {
 	}
 }
 
+// TestServeBoto3TLS: boto3 over HTTPS sends PutObject as an aws-chunked
+// upload with a trailing checksum (it does not over plain HTTP); the
+// object stored is the payload.
+func TestServeBoto3TLS(t *testing.T) {
+	py := requireTool(t, "python3")
+	if err := exec.Command(py, "-c", "import boto3").Run(); err != nil {
+		emulator.Require(t, fmt.Errorf("boto3: %w: %v", emulator.ErrMissing, err))
+	}
+	cert, key, _ := testcert.Write(t)
+	ep, dir, _ := startServeAs(t, serveCreds, "--tls-cert", cert, "--tls-key", key)
+	cmd := exec.Command(py, "-c", boto3TLSScript, ep, cert)
+	cmd.Env = clientEnv("ORDERSJOB", "orders-s3cr3t-value-0123456789")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("boto3 over TLS: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "chunked: True") {
+		t.Fatalf("boto3 did not send a chunked upload with a trailer, so this tests nothing:\n%s", out)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "ckpt", "q", "state", "0", "0", "1.delta"))
+	if err != nil || string(got) != strings.Repeat("s", 300000) {
+		t.Fatalf("stored %d bytes (%v), want the 300000-byte payload\n%s", len(got), err, out)
+	}
+}
+
+const boto3TLSScript = `
+import sys, boto3
+from botocore.config import Config
+seen = []
+s3 = boto3.client("s3", endpoint_url=sys.argv[1], verify=sys.argv[2],
+    config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}, request_checksum_calculation="when_supported"))
+def check(request, **kw):
+    h = {k.lower(): (v.decode() if isinstance(v, bytes) else v) for k, v in request.headers.items()}
+    seen.append("aws-chunked" in h.get("content-encoding", "") and "x-amz-trailer" in h)
+s3.meta.events.register("before-send.s3.PutObject", check)
+s3.put_object(Bucket="ckpt", Key="q/state/0/0/1.delta", Body=b"s" * 300000, ChecksumAlgorithm="CRC32")
+print("chunked:", any(seen))
+`
+
+// TestServeMetricsAndReadiness: --metrics-addr serves /ready (200 while
+// serving, refused once stopped) and Prometheus metrics counting requests
+// and decisions; --access-log writes a JSON line per request.
+func TestServeMetricsAndReadiness(t *testing.T) {
+	port, err := emulator.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	maddr := fmt.Sprintf("127.0.0.1:%d", port)
+	alog := filepath.Join(t.TempDir(), "access.jsonl")
+	ep, _, stop := startServeAs(t, serveCreds, "--metrics-addr", maddr, "--access-log", alog)
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + maddr + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/ready"); code != 200 {
+		t.Fatalf("/ready while serving: %d %s", code, body)
+	}
+	if resp, err := http.Get(ep + "/ckpt/none"); err == nil {
+		resp.Body.Close() // an unsigned request: refused, and counted
+	}
+	code, body := get("/metrics")
+	if code != 200 || !strings.Contains(body, "ckgate_serve_requests_total") || !strings.Contains(body, "ckgate_serve_request_seconds") {
+		t.Fatalf("/metrics: %d\n%s", code, body)
+	}
+	stop()
+	if code, _ := get("/ready"); code == 200 {
+		t.Fatal("/ready answers 200 after the server stopped")
+	}
+	data, err := os.ReadFile(alog)
+	if err != nil || !strings.Contains(string(data), `"operation":"GetObject"`) || !strings.Contains(string(data), `"key":"none"`) {
+		t.Fatalf("access log %q: %v", data, err)
+	}
+}
+
 func TestServeRefusesReadableCredentials(t *testing.T) {
 	creds := filepath.Join(t.TempDir(), "creds.yaml")
 	if err := os.WriteFile(creds, []byte(serveCreds), 0o644); err != nil {
@@ -240,6 +327,15 @@ func TestServeRefusesReadableCredentials(t *testing.T) {
 	if strings.Contains(r.stderr, "s3cr3t") {
 		t.Fatalf("a secret reached stderr:\n%s", r.stderr)
 	}
+}
+
+func TestServeDryRunNeedsDecisionLog(t *testing.T) {
+	creds := filepath.Join(t.TempDir(), "creds.yaml")
+	if err := os.WriteFile(creds, []byte(serveCreds), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ckgate(t, Options{}, "", "serve", "--dry-run", "--listen", "127.0.0.1:1", "--store", t.TempDir(), "--credentials", creds).
+		wantErr(t, 2, "--dry-run needs --decision-log")
 }
 
 // TestServeVersitygwSuite runs versitygw's own integration tests (the

@@ -62,7 +62,7 @@ func (e *env) openStore(ctx context.Context, c *cli.Context, raw string) (gatewa
 			gateway.Redact(raw), u.Scheme, strings.Join(e.registry.Schemes(), ", "))
 	}
 	s, err := e.registry.Open(ctx, raw)
-	if errors.Is(err, gateway.ErrBadURL) {
+	if errors.Is(err, gateway.ErrInvalidURL) {
 		return nil, &InputError{Err: err}
 	}
 	if err != nil {

@@ -19,7 +19,8 @@ func TestBadStoreURLsExit2(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("a mistyped URL made %v", entries)
 	}
-	for _, raw := range []string{"s3:///x", "gs:///x", "az://acct", "az://acct/c?colour=red", "gs://b?colour=red", "s3://b?colour=red"} {
+	for _, raw := range []string{"s3:///x", "gs:///x", "az://acct", "az://acct/c?colour=red", "gs://b?colour=red", "s3://b?colour=red",
+		"file://otherhost/x", "file:relative", "s3://b/%zz"} {
 		if r := ckgate(t, Options{}, "", "store", "ls", raw); r.code != ExitUsage {
 			t.Errorf("store ls %s: exit %d, want %d\n%s", raw, r.code, ExitUsage, r.stderr)
 		}

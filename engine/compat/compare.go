@@ -60,6 +60,7 @@ const (
 	RuleOutputMode     = "output-mode"
 	RuleConf           = "conf"
 	RuleStateFormat    = "state-format"
+	RuleSinkFormat     = "sink-format"
 )
 
 // Change is one difference between the recorded and the proposed query.
@@ -472,6 +473,9 @@ func (c *comparer) sink() {
 	if !strings.EqualFold(r.Format, p.Format) {
 		ident("format", r.Format, p.Format, Undefined, "the output format changes for new batches; readers must accept both")
 	}
+	if c.ckgate {
+		c.sinkFormat(r.Options, p.Options)
+	}
 	if r.Options == nil && !c.ckgate || c.ckgate && !c.rec.known("sink_options") {
 		if len(p.Options) > 0 {
 			reason := "sink options are not recorded"
@@ -485,12 +489,37 @@ func (c *comparer) sink() {
 	for _, k := range sorted(slices.Collect(maps.Keys(unionKeys(r.Options, p.Options)))) {
 		rv, rok := r.Options[k]
 		pv, pok := p.Options[k]
-		if rok == pok && rv == pv {
+		if rok == pok && rv == pv || k == enginesink.FormatVersionKey {
 			continue
 		}
 		c.add(RuleSinkOptions, "sink.options."+k, optValue(rv, rok), optValue(pv, pok), Undefined,
 			"a change of sink parameters: its effect depends on the sink")
 	}
+}
+
+// sinkFormat reports a parquet sink whose recorded file shape (format
+// version; none recorded: 1, times as strings) differs from the one a new
+// sink of the proposal gets: ckgate keeps writing the recorded shape to
+// the existing sink, so that its files never mix two types in a column.
+func (c *comparer) sinkFormat(rec, prop map[string]string) {
+	pv, ok := prop[enginesink.FormatVersionKey]
+	if !ok {
+		return
+	}
+	rv, rok := rec[enginesink.FormatVersionKey]
+	shown := rv
+	if !rok {
+		rv, shown = enginesink.FormatStringTimes, enginesink.FormatStringTimes+" (none recorded)"
+	}
+	if rv == pv {
+		return
+	}
+	reason := fmt.Sprintf("the sink's files are format %s; ckgate keeps writing format %s to this sink so that no column mixes two types, "+
+		"and a new sink path gets format %s", rv, rv, pv)
+	if rv == enginesink.FormatStringTimes {
+		reason += " (event times and window bounds as Parquet TIMESTAMP instead of strings)"
+	}
+	c.add(RuleSinkFormat, "sink.options."+enginesink.FormatVersionKey, shown, pv, Allowed, reason)
 }
 
 func sinkKindChange(from, to string) (Class, string) {

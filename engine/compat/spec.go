@@ -34,6 +34,12 @@ func FromSpec(s *spec.Spec, opts SpecOptions) (*Plan, error) {
 			return nil, &PlanError{Field: "source.path", Msg: err.Error()}
 		}
 		src.Path, src.Format = u, "jsonl"
+	case spec.SourceDelta:
+		u, err := canonicalURL(s.Source.Path, opts.BaseDir)
+		if err != nil {
+			return nil, &PlanError{Field: "source.path", Msg: err.Error()}
+		}
+		src.Path = u
 	case spec.SourceRate:
 		src.Options["rows_per_second"] = strconv.FormatInt(s.Source.RowsPerSecond, 10)
 		src.Options["keys"] = strconv.FormatInt(s.Source.Keys, 10)
@@ -58,7 +64,7 @@ func FromSpec(s *spec.Spec, opts SpecOptions) (*Plan, error) {
 	}
 	sink := &Sink{Kind: s.Sink.Kind}
 	switch s.Sink.Kind {
-	case spec.SinkFiles:
+	case spec.SinkFiles, spec.SinkDelta:
 		u, err := canonicalURL(s.Sink.Path, opts.BaseDir)
 		if err != nil {
 			return nil, &PlanError{Field: "sink.path", Msg: err.Error()}

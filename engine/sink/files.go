@@ -32,6 +32,9 @@ type files struct {
 	loaded bool
 	own    ownership
 	env    Env
+	// times are the columns written as TIMESTAMP (nil: format 1, the
+	// old shape, every column typed by its values)
+	times map[string]bool
 }
 
 func newFiles(ctx context.Context, s *spec.Spec, env Env) (*files, error) {
@@ -39,7 +42,7 @@ func newFiles(ctx context.Context, s *spec.Spec, env Env) (*files, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sink.path %s: %w", s.Sink.Path, err)
 	}
-	f := &files{out: out, url: strings.TrimSuffix(u, "/"), format: s.Sink.Format, latest: -1, env: env}
+	f := &files{out: out, url: strings.TrimSuffix(u, "/"), format: s.Sink.Format, latest: -1, env: env, times: TimeColumns(s)}
 	if err := f.claimOwnership(ctx); err != nil {
 		gateway.Close(out)
 		return nil, err
@@ -52,6 +55,16 @@ func (f *files) Identity() map[string]string {
 }
 
 func (f *files) Close() error { return gateway.Close(f.out) }
+
+func (f *files) useFormat(version string) error {
+	if err := checkFormat(version); err != nil {
+		return fmt.Errorf("file sink %s: %w", f.url, err)
+	}
+	if version == FormatStringTimes {
+		f.times = nil
+	}
+	return nil
+}
 
 // load reads the manifest log once.
 func (f *files) load(ctx context.Context) error {
@@ -97,7 +110,7 @@ func (f *files) Commit(ctx context.Context, batch int64, rows []row.Row) (Result
 		var b []byte
 		if f.format == "parquet" {
 			var err error
-			if b, err = encodeParquet(rows); err != nil {
+			if b, err = encodeParquet(rows, inferColumns(rows, f.times)); err != nil {
 				return Result{}, fmt.Errorf("file sink %s: batch %d (manifest %d): %w", f.url, batch, mid, err)
 			}
 		} else {

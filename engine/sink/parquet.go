@@ -9,39 +9,27 @@ import (
 	"github.com/ckgate/ckgate/engine/row"
 )
 
-// encodeParquet writes rows as one Parquet file (snappy). The schema is
-// the union of the rows' fields, each an optional column typed by what the
-// batch holds: all integers → INT64, numbers → DOUBLE, all booleans →
-// BOOLEAN, otherwise a STRING (nested JSON and mixed types as their JSON
-// text). A field a row lacks is null. Parquet orders a group's columns by
-// name.
-func encodeParquet(rows []row.Row) ([]byte, error) {
-	kinds := map[string]row.Kind{}
-	var order []string
-	for i := range rows {
-		r := &rows[i]
-		for j, n := range r.Names {
-			k := r.Vals[j].K
-			old, seen := kinds[n]
-			if !seen {
-				order = append(order, n)
-				kinds[n] = k
-				continue
-			}
-			kinds[n] = unify(old, k)
-		}
-	}
-	if len(order) == 0 {
+// encodeParquet writes rows as one Parquet file (snappy) with the columns
+// cols (inferColumns, or a Delta table's schema), each optional: long →
+// INT64, double → DOUBLE, boolean → BOOLEAN, timestamp → INT64
+// TIMESTAMP(MICROS, UTC), string → BYTE_ARRAY STRING (nested JSON and
+// other kinds as their JSON text). A field a row lacks is null. Parquet
+// orders a group's columns by name. A value that does not fit its column,
+// or a field cols lack, is an error naming the field.
+func encodeParquet(rows []row.Row, cols []Column) ([]byte, error) {
+	if len(cols) == 0 {
 		return nil, fmt.Errorf("parquet: no columns")
 	}
 	group := parquet.Group{}
-	for _, n := range order {
-		group[n] = parquet.Optional(parquetNode(kinds[n]))
+	types := make(map[string]ColType, len(cols))
+	for _, c := range cols {
+		group[c.Name] = parquet.Optional(parquetNode(c.Type))
+		types[c.Name] = c.Type
 	}
 	schema := parquet.NewSchema("ckgate", group)
-	cols := schema.Columns()
-	index := make(map[string]int, len(cols))
-	for i, c := range cols {
+	leaves := schema.Columns()
+	index := make(map[string]int, len(leaves))
+	for i, c := range leaves {
 		index[c[0]] = i
 	}
 	var buf bytes.Buffer
@@ -56,14 +44,22 @@ func encodeParquet(rows []row.Row) ([]byte, error) {
 	}
 	for i := range rows {
 		r := &rows[i]
-		pr := make(parquet.Row, len(cols))
+		pr := make(parquet.Row, len(leaves))
 		for c := range pr {
 			pr[c] = parquet.NullValue().Level(0, 0, c)
 		}
 		for j, n := range r.Names {
-			c := index[n]
-			if v, ok := parquetValue(r.Vals[j], kinds[n]); ok {
-				pr[c] = v.Level(0, 1, c)
+			c, ok := index[n]
+			if !ok {
+				return nil, fmt.Errorf("parquet: row %d: field %q is not a column (%s)", i, n, describeColumns(cols))
+			}
+			t := types[n]
+			cv, err := convert(r.Vals[j], t)
+			if err != nil {
+				return nil, fmt.Errorf("parquet: row %d: field %q: %w", i, n, err)
+			}
+			if !cv.null {
+				pr[c] = parquetValue(cv, t).Level(0, 1, c)
 			}
 		}
 		batch = append(batch, pr)
@@ -82,46 +78,28 @@ func encodeParquet(rows []row.Row) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// unify is the column kind for values of kinds a and b (Null: none seen).
-func unify(a, b row.Kind) row.Kind {
-	switch {
-	case a == b || b == row.Null:
-		return a
-	case a == row.Null:
-		return b
-	case (a == row.Int && b == row.Float) || (a == row.Float && b == row.Int):
-		return row.Float
-	}
-	return row.String
-}
-
-func parquetNode(k row.Kind) parquet.Node {
-	switch k {
-	case row.Int:
+func parquetNode(t ColType) parquet.Node {
+	switch t {
+	case ColLong:
 		return parquet.Int(64)
-	case row.Float:
+	case ColDouble:
 		return parquet.Leaf(parquet.DoubleType)
-	case row.Bool:
+	case ColBool:
 		return parquet.Leaf(parquet.BooleanType)
+	case ColTimestamp:
+		return parquet.Timestamp(parquet.Microsecond)
 	}
 	return parquet.String()
 }
 
-func parquetValue(v row.Value, col row.Kind) (parquet.Value, bool) {
-	if v.K == row.Null {
-		return parquet.Value{}, false
+func parquetValue(v converted, t ColType) parquet.Value {
+	switch t {
+	case ColLong, ColTimestamp:
+		return parquet.Int64Value(v.i)
+	case ColDouble:
+		return parquet.DoubleValue(v.f)
+	case ColBool:
+		return parquet.BooleanValue(v.b)
 	}
-	switch col {
-	case row.Int:
-		return parquet.Int64Value(v.I), true
-	case row.Float:
-		f, _ := v.Num()
-		return parquet.DoubleValue(f), true
-	case row.Bool:
-		return parquet.BooleanValue(v.I != 0), true
-	}
-	if v.K == row.String {
-		return parquet.ByteArrayValue([]byte(v.S)), true
-	}
-	return parquet.ByteArrayValue(v.AppendJSON(nil)), true
+	return parquet.ByteArrayValue(v.s)
 }

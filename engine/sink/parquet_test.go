@@ -59,7 +59,7 @@ func TestParquetRoundTrip(t *testing.T) {
 		{Names: names[:3], Vals: []row.Value{row.StrV("u2"), row.IntV(-4), row.FloatV(2.5)}},
 		{Names: []string{"n", "extra"}, Vals: []row.Value{{}, row.StrV("e")}},
 	}
-	data, err := encodeParquet(rows)
+	data, err := encodeParquet(rows, inferColumns(rows, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

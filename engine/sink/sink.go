@@ -11,6 +11,9 @@
 //     <path>/_ckgate/sink-owner/N (checkpoint.SinkOwner): another query is
 //     refused (gateway.ErrInUse) unless Env.Adopt hands the sink over, and
 //     then its batches go after the sink's latest manifest (owner.go).
+//   - delta: parquet data files, then the table's next version
+//     _delta_log/<N>.json created only if absent, with txn (query id,
+//     batch id): a batch the table's txn holds is skipped (delta.go).
 //   - http: POSTs the rows with an idempotency key per record and keeps a
 //     ledger of completed effects in the checkpoint (_ckgate/effects/).
 //   - console: prints the rows (not idempotent: for trying things out).
@@ -74,6 +77,8 @@ func New(ctx context.Context, s *spec.Spec, env Env) (Sink, error) {
 	switch s.Sink.Kind {
 	case spec.SinkFiles:
 		return newFiles(ctx, s, env)
+	case spec.SinkDelta:
+		return newDelta(ctx, s, env)
 	case spec.SinkConsole:
 		w := env.Console
 		if w == nil {

@@ -1,5 +1,6 @@
 // Package source holds the engine's sources: files (new files of a
-// directory in name order), rate (generated rows) and kafka. A source
+// directory in name order), rate (generated rows), kafka and delta (a
+// Delta table's versions in order, delta.go). A source
 // plans the end offset of the next batch and reads the rows between two
 // offsets, again and again if asked: a re-run batch reads exactly what the
 // first attempt read.
@@ -61,6 +62,8 @@ func New(ctx context.Context, s *spec.Spec, env Env) (Source, error) {
 		return newRate(ctx, s, env)
 	case spec.SourceKafka:
 		return newKafka(ctx, s, env)
+	case spec.SourceDelta:
+		return newDelta(ctx, s, env)
 	}
 	return nil, fmt.Errorf("source.kind %q: unknown", s.Source.Kind)
 }

@@ -38,16 +38,20 @@ const (
 	SourceFiles = "files"
 	SourceRate  = "rate"
 	SourceKafka = "kafka"
+	SourceDelta = "delta"
 )
 
 // Source says where rows come from.
 type Source struct {
 	Kind string `yaml:"kind"`
 
-	// files
+	// files, delta (the table's directory)
 	Path             string `yaml:"path"`
 	Format           string `yaml:"format"` // jsonl (default)
 	MaxFilesPerBatch int    `yaml:"max_files_per_batch"`
+	// delta: latest (default: the latest snapshot, then its changes) or a
+	// version to read the changes from
+	StartingVersion string `yaml:"starting_version"`
 
 	// rate
 	RowsPerSecond   int64  `yaml:"rows_per_second"`
@@ -114,6 +118,7 @@ const (
 // Sink kinds.
 const (
 	SinkFiles   = "files"
+	SinkDelta   = "delta"
 	SinkHTTP    = "http"
 	SinkConsole = "console"
 	SinkNoop    = "noop"
@@ -122,7 +127,7 @@ const (
 // Sink says where results go.
 type Sink struct {
 	Kind   string `yaml:"kind"`
-	Path   string `yaml:"path"`   // files
+	Path   string `yaml:"path"`   // files, delta (the table's directory)
 	Format string `yaml:"format"` // files: jsonl (default) | parquet
 
 	URL       string            `yaml:"url"` // http

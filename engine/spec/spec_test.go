@@ -88,7 +88,7 @@ func TestErrorsNameTheField(t *testing.T) {
 		{"partitions range", base(rep("partitions: 8", "partitions: 5000")), "partitions", "1 to 4096"},
 		{"bad where", base(rep(`page != "health"`, `page !== "health"`)), "where", "column"},
 		{"where not a condition", base(rep(`page != "health"`, `42`)), "where", "not a condition"},
-		{"source kind", base(rep("kind: files", "kind: s3")), "source.kind", "files, rate or kafka"},
+		{"source kind", base(rep("kind: files", "kind: s3")), "source.kind", "files, rate, kafka or delta"},
 		{"field of another source", base(rep("format: jsonl, max", "topic: t, max")), "source.topic", "not used by a files source"},
 		{"sink kind", base(rep("kind: files, path: out", "kind: kafka, path: out")), "sink.kind", "want files"},
 		{"sink format", base(rep("format: jsonl}\npartitions", "format: csv}\npartitions")), "sink.format", "jsonl or parquet"},

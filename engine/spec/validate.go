@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/ckgate/ckgate/engine/expr"
@@ -97,7 +98,7 @@ func unused(kindField, kind string, fields map[string]bool) error {
 func (s *Source) validate() error {
 	switch s.Kind {
 	case "":
-		return bad("source.kind", "required: files, rate or kafka")
+		return bad("source.kind", "required: files, rate, kafka or delta")
 	case SourceFiles:
 		if s.Path == "" {
 			return bad("source.path", "required by a files source (a directory or store URL)")
@@ -117,6 +118,30 @@ func (s *Source) validate() error {
 		}
 		return unused("source", "a files", map[string]bool{
 			"source.rows_per_second": s.RowsPerSecond != 0, "source.keys": s.Keys != 0,
+			"source.total_rows": s.TotalRows != 0, "source.max_rows_per_batch": s.MaxRowsPerBatch != 0,
+			"source.start": s.Start != "", "source.brokers": len(s.Brokers) > 0, "source.topic": s.Topic != "",
+			"source.starting_offsets": s.StartingOffsets != "", "source.max_offsets_per_trigger": s.MaxOffsetsPerTrigger != 0,
+			"source.starting_version": s.StartingVersion != "",
+		})
+	case SourceDelta:
+		if s.Path == "" {
+			return bad("source.path", "required by a delta source (the table's directory or store URL)")
+		}
+		switch {
+		case s.MaxFilesPerBatch == 0:
+			s.MaxFilesPerBatch = DefaultMaxFilesPerBatch
+		case s.MaxFilesPerBatch < 0:
+			return bad("source.max_files_per_batch", "%d: want a positive number", s.MaxFilesPerBatch)
+		}
+		switch v, err := strconv.ParseInt(s.StartingVersion, 10, 64); {
+		case s.StartingVersion == "":
+			s.StartingVersion = "latest"
+		case s.StartingVersion == "latest":
+		case err != nil || v < 0:
+			return bad("source.starting_version", "%q: want latest or a version (0 or more)", s.StartingVersion)
+		}
+		return unused("source", "a delta", map[string]bool{
+			"source.format": s.Format != "", "source.rows_per_second": s.RowsPerSecond != 0, "source.keys": s.Keys != 0,
 			"source.total_rows": s.TotalRows != 0, "source.max_rows_per_batch": s.MaxRowsPerBatch != 0,
 			"source.start": s.Start != "", "source.brokers": len(s.Brokers) > 0, "source.topic": s.Topic != "",
 			"source.starting_offsets": s.StartingOffsets != "", "source.max_offsets_per_trigger": s.MaxOffsetsPerTrigger != 0,
@@ -146,6 +171,7 @@ func (s *Source) validate() error {
 			"source.path": s.Path != "", "source.format": s.Format != "", "source.max_files_per_batch": s.MaxFilesPerBatch != 0,
 			"source.brokers": len(s.Brokers) > 0, "source.topic": s.Topic != "",
 			"source.starting_offsets": s.StartingOffsets != "", "source.max_offsets_per_trigger": s.MaxOffsetsPerTrigger != 0,
+			"source.starting_version": s.StartingVersion != "",
 		})
 	case SourceKafka:
 		if len(s.Brokers) == 0 {
@@ -176,7 +202,7 @@ func (s *Source) validate() error {
 			"source.total_rows": s.TotalRows != 0, "source.max_rows_per_batch": s.MaxRowsPerBatch != 0, "source.start": s.Start != "",
 		})
 	}
-	return bad("source.kind", "%q: want files, rate or kafka", s.Kind)
+	return bad("source.kind", "%q: want files, rate, kafka or delta", s.Kind)
 }
 
 func (o *Operator) validate() error {
@@ -262,7 +288,7 @@ func (o *Operator) validate() error {
 func (s *Sink) validate() error {
 	switch s.Kind {
 	case "":
-		return bad("sink.kind", "required: files, http, console or noop")
+		return bad("sink.kind", "required: files, delta, http, console or noop")
 	case SinkFiles:
 		if s.Path == "" {
 			return bad("sink.path", "required by a files sink (a directory or store URL)")
@@ -276,6 +302,12 @@ func (s *Sink) validate() error {
 		}
 		return unused("sink", "a files", map[string]bool{"sink.url": s.URL != "", "sink.headers": len(s.Headers) > 0,
 			"sink.timeout": s.Timeout != 0, "sink.batch_size": s.BatchSize != 0})
+	case SinkDelta:
+		if s.Path == "" {
+			return bad("sink.path", "required by a delta sink (the table's directory or store URL)")
+		}
+		return unused("sink", "a delta", map[string]bool{"sink.format": s.Format != "", "sink.url": s.URL != "",
+			"sink.headers": len(s.Headers) > 0, "sink.timeout": s.Timeout != 0, "sink.batch_size": s.BatchSize != 0})
 	case SinkHTTP:
 		if s.URL == "" {
 			return bad("sink.url", "required by an http sink")
@@ -298,5 +330,5 @@ func (s *Sink) validate() error {
 		return unused("sink", "a "+s.Kind, map[string]bool{"sink.path": s.Path != "", "sink.format": s.Format != "",
 			"sink.url": s.URL != "", "sink.headers": len(s.Headers) > 0, "sink.timeout": s.Timeout != 0, "sink.batch_size": s.BatchSize != 0})
 	}
-	return bad("sink.kind", "%q: want files, http, console or noop", s.Kind)
+	return bad("sink.kind", "%q: want files, delta, http, console or noop", s.Kind)
 }

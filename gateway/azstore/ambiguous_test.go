@@ -12,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 // hookTransport sends requests to Azurite through hook, which may do the
@@ -122,7 +123,7 @@ func TestAmbiguousCreateResolved(t *testing.T) {
 	}
 	// A second create is refused plainly.
 	_, err = s.Put(t.Context(), "offsets/7", []byte("batch 7"), gateway.IfAbsent())
-	wantKind(t, err, "offsets/7", gateway.ErrExists)
+	storetest.WantKeyKind(t, "", err, "offsets/7", gateway.ErrExists)
 }
 
 // TestAmbiguousCreateLost: the first attempt never reached the service and
@@ -149,7 +150,7 @@ func TestAmbiguousCreateLost(t *testing.T) {
 	})
 	_, err := s.Put(t.Context(), "offsets/7", []byte("batch 7"), gateway.IfAbsent())
 	ht.set(nil)
-	wantKind(t, err, "offsets/7", gateway.ErrExists)
+	storetest.WantKeyKind(t, "", err, "offsets/7", gateway.ErrExists)
 }
 
 // TestAmbiguousCASResolved: the same for IfMatch (the retry gets 412).
@@ -171,14 +172,14 @@ func TestAmbiguousCASResolved(t *testing.T) {
 		t.Fatalf("get = %q %q %v, want epoch 2 at %q", got, v, err, v2)
 	}
 	_, err = s.Put(t.Context(), "_ckgate/writer", []byte("epoch 3"), gateway.IfMatch(v1))
-	wantKind(t, err, "_ckgate/writer", gateway.ErrPrecondition)
+	storetest.WantKeyKind(t, "", err, "_ckgate/writer", gateway.ErrPrecondition)
 }
 
 // TestAmbiguousStreamCommitResolved: the same for the block-list commit
 // of PutStream.
 func TestAmbiguousStreamCommitResolved(t *testing.T) {
 	s, ht, plain := newHookedStore(t, nil)
-	s.blockSize = 1 << 10
+	s.d.blockSize = 1 << 10
 	data := bytes.Repeat([]byte("0123456789abcdef"), 300) // 4.8 KiB: 5 blocks
 	hook, fired := appliedThenTimeout(func(r *http.Request) bool {
 		return isWrite(r) && r.URL.Query().Get("comp") == "blocklist"
@@ -212,7 +213,7 @@ func TestAmbiguousDeleteResolved(t *testing.T) {
 	if _, err := plain.Stat(t.Context(), "k"); !errors.Is(err, gateway.ErrNotFound) {
 		t.Fatalf("stat after delete: %v", err)
 	}
-	wantKind(t, s.Delete(t.Context(), "k", gateway.None()), "k", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", s.Delete(t.Context(), "k", gateway.None()), "k", gateway.ErrNotFound)
 }
 
 // TestAmbiguousUnreadable: when the read-back fails too, the outcome is
@@ -228,7 +229,7 @@ func TestAmbiguousUnreadable(t *testing.T) {
 	})
 	_, err := s.Put(t.Context(), "k", []byte("x"), gateway.IfAbsent())
 	ht.set(nil)
-	wantKind(t, err, "k", gateway.ErrUnknownOutcome)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrUnknownOutcome)
 	if !strings.Contains(err.Error(), "409") {
 		t.Errorf("message %q does not keep the refusal", err)
 	}

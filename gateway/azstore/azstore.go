@@ -39,21 +39,29 @@ const (
 	metaWriteID = "ckgatewriteid"
 )
 
-// Store is a gateway.Store on one Azure Blob container. Create it with Open
-// or New; it is safe for concurrent use.
+// Store is a gateway.Store on one Azure Blob container, optionally under
+// a prefix: the portable gateway.Bucket over the Azure driver. Create it
+// with Open or New; it is safe for concurrent use.
 type Store struct {
+	*gateway.Bucket
+	d *driver
+}
+
+// driver holds what the Azure operations need; gateway.Bucket does the
+// rest.
+type driver struct {
 	client *container.Client
-	prefix string // "" or ends with '/'
 	auth   string // the credential method, for diagnostics
 
 	blockSize int   // PutStream block size
 	pageSize  int32 // List page size
 }
 
+// Store is a gateway.Store (and, through its Bucket, a BucketMaker and a
+// Closer) over driver.
 var (
-	_ gateway.Store       = (*Store)(nil)
-	_ gateway.BucketMaker = (*Store)(nil)
-	_ gateway.Closer      = (*Store)(nil)
+	_ gateway.Store  = (*Store)(nil)
+	_ gateway.Driver = (*driver)(nil)
 )
 
 // New returns a Store on the container of client, keeping every key under
@@ -61,30 +69,31 @@ var (
 // client with ClientOptions so that retried conditional writes are
 // resolved (see the package documentation).
 func New(client *container.Client, prefix string) *Store {
-	prefix = strings.Trim(prefix, "/")
-	if prefix != "" {
-		prefix += "/"
-	}
-	return &Store{client: client, prefix: prefix, auth: "client", blockSize: BlockSize, pageSize: listPageSize}
+	d := &driver{client: client, auth: "client", blockSize: BlockSize, pageSize: listPageSize}
+	return &Store{Bucket: gateway.NewBucket(d, prefix), d: d}
 }
 
 // Client returns the container client the store uses.
-func (s *Store) Client() *container.Client { return s.client }
-
-// Prefix returns the key prefix the store applies ("" or ending in '/').
-func (s *Store) Prefix() string { return s.prefix }
+func (s *Store) Client() *container.Client { return s.d.client }
 
 // Auth names the credential method the store was opened with:
 // "connection-string", "key", "sas", "identity", "anonymous", or "client"
 // for a store made by New.
-func (s *Store) Auth() string { return s.auth }
+func (s *Store) Auth() string { return s.d.auth }
 
-// Close releases nothing (the SDK client holds no resources) and exists so
-// that callers can close every store alike.
-func (s *Store) Close() error { return nil }
+// Kind classifies an SDK, network or credential error.
+func (s *driver) Kind(err error, _ gateway.Cond) error { return kindOf(err) }
+
+// CheckName refuses blob names longer than Azure takes.
+func (s *driver) CheckName(name string) error {
+	if utf8.RuneCountInString(name) > maxNameLen {
+		return errors.New("blob name (prefix and key) longer than 1024 characters")
+	}
+	return nil
+}
 
 // MakeBucket creates the container; an existing one is success.
-func (s *Store) MakeBucket(ctx context.Context) error {
+func (s *driver) MakeBucket(ctx context.Context) error {
 	_, err := s.client.Create(ctx, nil)
 	if err == nil || bloberror.HasCode(err, bloberror.ContainerAlreadyExists) {
 		return nil
@@ -101,20 +110,7 @@ func containerName(c *container.Client) string {
 	return u[strings.LastIndexByte(u, '/')+1:]
 }
 
-// name validates key and returns its blob name.
-func (s *Store) name(op, key string) (string, error) {
-	if err := gateway.ValidateKey(op, key); err != nil {
-		return "", err
-	}
-	n := s.prefix + key
-	if utf8.RuneCountInString(n) > maxNameLen {
-		return "", gateway.E(op, key, gateway.ErrInvalidKey,
-			errors.New("blob name (prefix and key) longer than 1024 characters"))
-	}
-	return n, nil
-}
-
-func (s *Store) blob(name string) *blockblob.Client { return s.client.NewBlockBlobClient(name) }
+func (s *driver) blob(name string) *blockblob.Client { return s.client.NewBlockBlobClient(name) }
 
 // version turns an ETag into a Version: the ETag without its quotes, so
 // that listings (which may omit them) and headers agree.
@@ -139,7 +135,7 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-func (s *Store) Get(ctx context.Context, key string) ([]byte, gateway.Version, error) {
+func (s *driver) Get(ctx context.Context, key string) ([]byte, gateway.Version, error) {
 	rc, a, err := s.getStream(ctx, "get", key)
 	if err != nil {
 		return nil, "", err
@@ -152,16 +148,12 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, gateway.Version, e
 	return buf.Bytes(), a.Version, nil
 }
 
-func (s *Store) GetStream(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
+func (s *driver) GetStream(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
 	return s.getStream(ctx, "get", key)
 }
 
-func (s *Store) getStream(ctx context.Context, op, key string) (io.ReadCloser, gateway.Attrs, error) {
-	name, err := s.name(op, key)
-	if err != nil {
-		return nil, gateway.Attrs{}, err
-	}
-	resp, err := s.blob(name).DownloadStream(ctx, nil)
+func (s *driver) getStream(ctx context.Context, op, key string) (io.ReadCloser, gateway.Attrs, error) {
+	resp, err := s.blob(key).DownloadStream(ctx, nil)
 	if err != nil {
 		return nil, gateway.Attrs{}, e(op, key, err)
 	}
@@ -193,12 +185,8 @@ func (r *reader) Read(p []byte) (int, error) {
 
 func (r *reader) Close() error { return r.rc.Close() }
 
-func (s *Store) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
-	name, err := s.name("stat", key)
-	if err != nil {
-		return gateway.Attrs{}, err
-	}
-	p, err := s.blob(name).GetProperties(ctx, nil)
+func (s *driver) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
+	p, err := s.blob(key).GetProperties(ctx, nil)
 	if err != nil {
 		return gateway.Attrs{}, e("stat", key, err)
 	}
@@ -215,13 +203,9 @@ func (s *Store) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
 // order only between names that hold a character at or above U+D800 (an
 // emoji against a full-width letter, say); List sorts each run of such
 // consecutive names before yielding it, so plain names stream unbuffered.
-func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
+func (s *driver) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
 	return func(yield func(gateway.Attrs, error) bool) {
-		if err := gateway.ValidatePrefix(prefix); err != nil {
-			yield(gateway.Attrs{}, err)
-			return
-		}
-		full := s.prefix + prefix
+		full := prefix
 		opts := &container.ListBlobsFlatOptions{MaxResults: to.Ptr(s.pageSize)}
 		if full != "" {
 			opts.Prefix = &full
@@ -249,7 +233,7 @@ func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs
 				if !strings.HasPrefix(name, full) {
 					continue // never happens with a correct service
 				}
-				a := gateway.Attrs{Key: strings.TrimPrefix(name, s.prefix)}
+				a := gateway.Attrs{Key: name}
 				if p := it.Properties; p != nil {
 					a.Size = deref(p.ContentLength)
 					a.Version = version(p.ETag)
@@ -282,19 +266,12 @@ func utf16Differs(s string) bool {
 	return false
 }
 
-func (s *Store) Put(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
-	name, err := s.name("put", key)
-	if err != nil {
-		return "", err
-	}
-	if err := gateway.CheckPutCond(key, c); err != nil {
-		return "", err
-	}
-	return s.upload(ctx, key, name, data, c)
+func (s *driver) Put(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
+	return s.upload(ctx, key, key, data, c)
 }
 
 // upload writes data as one Put Blob under condition c.
-func (s *Store) upload(ctx context.Context, key, name string, data []byte, c gateway.Cond) (gateway.Version, error) {
+func (s *driver) upload(ctx context.Context, key, name string, data []byte, c gateway.Cond) (gateway.Version, error) {
 	id := newWriteID()
 	sum := md5.Sum(data)
 	tctx, t := withTries(ctx)
@@ -335,27 +312,22 @@ func accessConditions(c gateway.Cond) *blob.AccessConditions {
 // request, the first attempt may have been applied and the retry refused
 // because of it, and the blob then carries id. absent reports an IfAbsent
 // refusal although no blob exists.
-func (s *Store) writeFailed(ctx context.Context, key, name string, c gateway.Cond, id string, t *tries, err error) (v gateway.Version, absent bool, _ error) {
-	lost := condKind(c, err)
-	if lost == nil {
+func (s *driver) writeFailed(ctx context.Context, key, name string, c gateway.Cond, id string, t *tries, err error) (v gateway.Version, absent bool, _ error) {
+	if condKind(c, err) == nil {
 		return "", false, e("put", key, err)
 	}
-	refused := gateway.E("put", key, lost, cause(err))
-	// The refusal may be this very write seen again: the pipeline's retry
-	// of an attempt that was applied, or the request delivered twice on the
-	// way. The blob then carries id.
-	p, perr := s.blob(name).GetProperties(ctx, nil)
-	switch {
-	case perr == nil && metaValue(p.Metadata, metaWriteID) == id:
-		return version(p.ETag), false, nil
-	case perr == nil:
-		return "", false, refused
-	case blobMissing(perr):
-		return "", c.Kind == gateway.CondIfAbsent, refused
-	case t.retried():
-		return "", false, gateway.E("put", key, gateway.ErrUnknownOutcome, cause(errors.Join(err, perr)))
-	}
-	return "", false, refused
+	var perr error
+	r := gateway.Refused{Op: "put", Key: key, Cond: c, Err: cause(err), Retried: t.retried()}
+	v, err = r.Settle(ctx, func(ctx context.Context) (gateway.Version, bool, error) {
+		p, err := s.blob(name).GetProperties(ctx, nil)
+		if err != nil {
+			perr = err
+			return "", false, cause(err)
+		}
+		return version(p.ETag), metaValue(p.Metadata, metaWriteID) == id, nil
+	}, blobMissing)
+	absent = err != nil && perr != nil && c.Kind == gateway.CondIfAbsent && blobMissing(perr)
+	return v, absent, err
 }
 
 // blobMissing reports whether err says the blob (not its container) does
@@ -401,20 +373,14 @@ func newWriteID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func (s *Store) Delete(ctx context.Context, key string, c gateway.Cond) error {
-	name, err := s.name("delete", key)
-	if err != nil {
-		return err
-	}
-	if err := gateway.CheckDeleteCond(key, c); err != nil {
-		return err
-	}
+func (s *driver) Delete(ctx context.Context, key string, c gateway.Cond) error {
+	name := key
 	opts := &blob.DeleteOptions{DeleteSnapshots: to.Ptr(blob.DeleteSnapshotsOptionTypeInclude)}
 	if c.Kind == gateway.CondIfMatch {
 		opts.AccessConditions = accessConditions(c)
 	}
 	ctx, t := withTries(ctx)
-	_, err = s.blob(name).Delete(ctx, opts)
+	_, err := s.blob(name).Delete(ctx, opts)
 	if err == nil {
 		return nil
 	}

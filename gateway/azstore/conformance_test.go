@@ -14,7 +14,7 @@ func TestConformance(t *testing.T) {
 	requireAzurite(t)
 	storetest.Run(t, func(t *testing.T) gateway.Store {
 		s := newStore(t, "")
-		s.pageSize = 1000
+		s.d.pageSize = 1000
 		return s
 	})
 }

@@ -77,11 +77,17 @@
 //     (token) failures: gateway.ErrPermission; never ErrNotFound.
 //   - 408, 429, 5xx, ServerBusy, OperationTimedOut, network errors and
 //     context ends: gateway.ErrUnavailable (retryable).
-//   - other 409s: gateway.ErrPrecondition; other 4xx: gateway.ErrUnsupported.
+//   - the lease codes (LeaseIdMissing, LeaseAlreadyPresent, ...):
+//     gateway.ErrPrecondition; a bare 409 (PendingCopyOperation, no code):
+//     gateway.ErrUnavailable, as on every cloud (gateway.StatusKind); 501 and
+//     other 4xx: gateway.ErrUnsupported.
 //   - IfMatch on a missing key: gateway.ErrPrecondition for Put; Delete of a
 //     missing key is gateway.ErrNotFound whatever its condition.
 //   - a key whose blob name (prefix included) exceeds Azure's 1,024
 //     characters: gateway.ErrInvalidKey, before any request.
 //   - a conditional write whose retried outcome could not be read back:
-//     gateway.ErrUnknownOutcome.
+//     gateway.ErrUnknownOutcome (gateway.Refused.Settle).
+//
+// The Store is a gateway.Bucket over this package's driver: key and
+// condition checks, the prefix and the wrapping of errors are the Bucket's.
 package azstore

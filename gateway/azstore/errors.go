@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -38,6 +37,20 @@ var unavailableCodes = []bloberror.Code{
 	bloberror.OperationTimedOut,
 	bloberror.InternalError,
 	bloberror.ContainerBeingDeleted,
+}
+
+// Service error codes (409 and 412) that refuse the write because of the
+// blob's state: a stale ETag or a lease the request does not hold.
+var preconditionCodes = []bloberror.Code{
+	bloberror.ConditionNotMet,
+	bloberror.LeaseIDMissing,
+	bloberror.LeaseIDMismatchWithBlobOperation,
+	bloberror.LeaseIDMismatchWithLeaseOperation,
+	bloberror.LeaseAlreadyPresent,
+	bloberror.LeaseNotPresentWithBlobOperation,
+	bloberror.LeaseLost,
+	bloberror.TargetConditionNotMet,
+	bloberror.SourceConditionNotMet,
 }
 
 var notFoundCodes = []bloberror.Code{
@@ -75,20 +88,13 @@ func responseKind(re *azcore.ResponseError) error {
 		return gateway.ErrNotFound
 	case bloberror.HasCode(re, bloberror.BlobAlreadyExists):
 		return gateway.ErrExists
-	case bloberror.HasCode(re, bloberror.ConditionNotMet):
+	case bloberror.HasCode(re, preconditionCodes...):
 		return gateway.ErrPrecondition
 	case bloberror.HasCode(re, unavailableCodes...):
 		return gateway.ErrUnavailable
 	}
-	switch s := re.StatusCode; {
-	case s == http.StatusUnauthorized || s == http.StatusForbidden:
-		return gateway.ErrPermission
-	case s == http.StatusNotFound:
-		return gateway.ErrNotFound
-	case s == http.StatusPreconditionFailed || s == http.StatusConflict:
-		return gateway.ErrPrecondition
-	case s == http.StatusRequestTimeout || s == http.StatusTooManyRequests || s >= 500:
-		return gateway.ErrUnavailable
+	if k := gateway.StatusKind(re.StatusCode, gateway.None()); k != nil {
+		return k
 	}
 	return gateway.ErrUnsupported
 }

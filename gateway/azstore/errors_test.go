@@ -19,6 +19,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 // responseError builds the *azcore.ResponseError the SDK returns for a
@@ -68,6 +69,11 @@ func TestErrorKinds(t *testing.T) {
 		{412, "ConditionNotMet", gateway.ErrPrecondition},
 		{412, "", gateway.ErrPrecondition},
 		{409, "LeaseIdMissing", gateway.ErrPrecondition},
+		{409, "LeaseAlreadyPresent", gateway.ErrPrecondition},
+		// A bare 409 is retryable on every cloud, never "stale".
+		{409, "", gateway.ErrUnavailable},
+		{409, "PendingCopyOperation", gateway.ErrUnavailable},
+		{501, "", gateway.ErrUnsupported},
 		{403, "AuthenticationFailed", gateway.ErrPermission},
 		{403, "AuthorizationFailure", gateway.ErrPermission},
 		{403, "AuthorizationPermissionMismatch", gateway.ErrPermission},
@@ -95,7 +101,7 @@ func TestErrorKinds(t *testing.T) {
 		t.Run(fmt.Sprintf("%d %s", tc.status, tc.code), func(t *testing.T) {
 			sdk := responseError(t, http.MethodGet, tc.status, tc.code)
 			err := e("get", "k", sdk)
-			wantKind(t, err, "k", tc.want)
+			storetest.WantKeyKind(t, "", err, "k", tc.want)
 			var re *azcore.ResponseError
 			if !errors.As(err, &re) || re.StatusCode != tc.status {
 				t.Errorf("the *azcore.ResponseError is not reachable from %v", err)
@@ -136,7 +142,7 @@ func TestErrorKindsNotService(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := e("put", "k", tc.err)
-			wantKind(t, err, "k", tc.want)
+			storetest.WantKeyKind(t, "", err, "k", tc.want)
 			if !errors.Is(err, tc.err) && !errors.As(err, new(*azidentity.AuthenticationFailedError)) {
 				t.Errorf("cause %v not reachable from %v", tc.err, err)
 			}
@@ -144,27 +150,6 @@ func TestErrorKindsNotService(t *testing.T) {
 				t.Errorf("message %q leaks the SAS signature", err)
 			}
 		})
-	}
-}
-
-// wantKind checks err is a *gateway.Error for key of kind and no other.
-func wantKind(t *testing.T, err error, key string, kind error) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error, want %v", kind)
-	}
-	if got := gateway.KindOf(err); got != kind {
-		t.Errorf("kind of %q = %v, want %v", err, got, kind)
-	}
-	for _, k := range []error{gateway.ErrNotFound, gateway.ErrExists, gateway.ErrPrecondition, gateway.ErrPermission,
-		gateway.ErrUnavailable, gateway.ErrUnsupported, gateway.ErrInvalidKey, gateway.ErrUnknownOutcome} {
-		if (k == kind) != errors.Is(err, k) {
-			t.Errorf("errors.Is(%q, %v) = %v", err, k, errors.Is(err, k))
-		}
-	}
-	var ge *gateway.Error
-	if !errors.As(err, &ge) || ge.Key != key {
-		t.Errorf("%q is not a *gateway.Error for %q", err, key)
 	}
 }
 
@@ -266,7 +251,7 @@ func TestCredentialFailureIsPermission(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = New(c, "").Stat(t.Context(), "k")
-	wantKind(t, err, "k", gateway.ErrPermission)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrPermission)
 	if !strings.Contains(err.Error(), "credential") {
 		t.Errorf("message %q does not say credential", err)
 	}

@@ -17,7 +17,7 @@ import (
 // against U+E000-U+FFFF) and across pages.
 func TestListByteOrder(t *testing.T) {
 	s := newStore(t, "")
-	s.pageSize = 2
+	s.d.pageSize = 2
 	keys := []string{
 		"u/a", "u/\ud7ff", "u/\ue000", "u/\uff01", "u/😀", "u/😀/x", "u/\uff01/x", "u/z",
 		"v/\U0001F600\uff01", "v/\U0001F600\U0001F601", "v/\uff01\U0001F600", "v/plain",
@@ -70,19 +70,19 @@ func TestBackendPrefix(t *testing.T) {
 		t.Errorf("inner stat = %+v, %v", a, err)
 	}
 	_, err = inner.Put(ctx, "offsets/0", []byte("again"), gateway.IfAbsent())
-	wantKind(t, err, "offsets/0", gateway.ErrExists)
+	storetest.WantKeyKind(t, "", err, "offsets/0", gateway.ErrExists)
 	_, _, err = inner.Get(ctx, "missing")
-	wantKind(t, err, "missing", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", err, "missing", gateway.ErrNotFound)
 	_, err = inner.Stat(ctx, "../other")
-	wantKind(t, err, "../other", gateway.ErrInvalidKey)
+	storetest.WantKeyKind(t, "", err, "../other", gateway.ErrInvalidKey)
 	for a, err := range inner.List(ctx, "/abs") {
-		wantKind(t, err, "/abs", gateway.ErrInvalidKey)
+		storetest.WantKeyKind(t, "", err, "/abs", gateway.ErrInvalidKey)
 		_ = a
 	}
 	// Azure's 1,024-character limit counts the prefix.
 	long := string(bytes.Repeat([]byte("k"), 1020))
 	_, err = inner.Put(ctx, long, nil, gateway.None())
-	wantKind(t, err, long, gateway.ErrInvalidKey)
+	storetest.WantKeyKind(t, "", err, long, gateway.ErrInvalidKey)
 	if _, err := outer.Put(ctx, long, nil, gateway.None()); err != nil {
 		t.Errorf("a 1,020-character key without prefix: %v", err)
 	}
@@ -91,7 +91,7 @@ func TestBackendPrefix(t *testing.T) {
 // TestListPaging: many pages of a small size.
 func TestListPaging(t *testing.T) {
 	s := newStore(t, "p")
-	s.pageSize = 7
+	s.d.pageSize = 7
 	var want []string
 	for i := range 50 {
 		k := fmt.Sprintf("k/%03d", i)
@@ -115,14 +115,14 @@ func TestListPaging(t *testing.T) {
 func TestCreateOverUncommittedBlocks(t *testing.T) {
 	s := newStore(t, "")
 	ctx := t.Context()
-	if _, err := s.blob("k").StageBlock(ctx, blockID(newWriteID(), 0), streaming.NopCloser(bytes.NewReader([]byte("junk"))), nil); err != nil {
+	if _, err := s.d.blob("k").StageBlock(ctx, blockID(newWriteID(), 0), streaming.NopCloser(bytes.NewReader([]byte("junk"))), nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := storetest.Keys(t, s, ""); len(got) != 0 {
 		t.Errorf("list = %q", got)
 	}
 	_, err := s.Put(ctx, "k", []byte("v2"), gateway.IfMatch("0x8D0000000000000"))
-	wantKind(t, err, "k", gateway.ErrPrecondition)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrPrecondition)
 	for _, data := range [][]byte{[]byte("created"), nil} {
 		v, err := s.Put(ctx, "k", data, gateway.IfAbsent())
 		if err != nil {
@@ -133,11 +133,11 @@ func TestCreateOverUncommittedBlocks(t *testing.T) {
 			t.Errorf("get = %q %q %v, want %q at %q", got, gv, err, data, v)
 		}
 		_, err = s.Put(ctx, "k", []byte("again"), gateway.IfAbsent())
-		wantKind(t, err, "k", gateway.ErrExists)
+		storetest.WantKeyKind(t, "", err, "k", gateway.ErrExists)
 		if err := s.Delete(ctx, "k", gateway.None()); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.blob("k").StageBlock(ctx, blockID(newWriteID(), 0), streaming.NopCloser(bytes.NewReader([]byte("junk"))), nil); err != nil {
+		if _, err := s.d.blob("k").StageBlock(ctx, blockID(newWriteID(), 0), streaming.NopCloser(bytes.NewReader([]byte("junk"))), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

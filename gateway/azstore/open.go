@@ -69,7 +69,7 @@ func ParseURL(u *url.URL) (Config, error) {
 	// value: it may hold a secret.
 	shown := gateway.Redact(u.String())
 	bad := func(format string, args ...any) (Config, error) {
-		return Config{}, fmt.Errorf("%w: azure store URL %q: %s", gateway.ErrBadURL, shown, fmt.Sprintf(format, args...))
+		return Config{}, fmt.Errorf("%w: azure store URL %q: %s", gateway.ErrInvalidURL, shown, fmt.Sprintf(format, args...))
 	}
 	if !strings.EqualFold(u.Scheme, Scheme) {
 		return bad("scheme is not %s://", Scheme)
@@ -379,7 +379,7 @@ func open(_ context.Context, u *url.URL, getenv func(string) string, opts *conta
 		return nil, fmt.Errorf("azure store %s: %s: %s", c, p.method, gateway.Redact(err.Error()))
 	}
 	s := New(client, c.Prefix)
-	s.auth = p.method
+	s.d.auth = p.method
 	return s, nil
 }
 

@@ -237,7 +237,7 @@ func TestOpenAzurite(t *testing.T) {
 		t.Errorf("sas list = %q", keys)
 	}
 	_, err = ro.Put(t.Context(), "offsets/1", []byte("v"), gateway.IfAbsent())
-	wantKind(t, err, "offsets/1", gateway.ErrPermission)
+	storetest.WantKeyKind(t, "", err, "offsets/1", gateway.ErrPermission)
 	if !strings.Contains(err.Error(), "AuthorizationPermissionMismatch") {
 		t.Errorf("message %q does not name the service code", err)
 	}
@@ -245,7 +245,7 @@ func TestOpenAzurite(t *testing.T) {
 		t.Errorf("message %q leaks the signature (or the SAS has none)", err)
 	}
 	err = ro.Delete(t.Context(), "offsets/0", gateway.None())
-	wantKind(t, err, "offsets/0", gateway.ErrPermission)
+	storetest.WantKeyKind(t, "", err, "offsets/0", gateway.ErrPermission)
 
 	// Development storage with an endpoint override.
 	dev, err := openTest(t, withEndpoint, env{EnvConnectionString: "UseDevelopmentStorage=true"})
@@ -262,7 +262,7 @@ func TestOpenAzurite(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = other.Put(t.Context(), "k", nil, gateway.None())
-	wantKind(t, err, "k", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrNotFound)
 	if !strings.Contains(err.Error(), "ContainerNotFound") {
 		t.Errorf("message %q does not name ContainerNotFound", err)
 	}
@@ -300,7 +300,7 @@ func TestNetworkErrorHidesSAS(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	_, _, err = s.Get(ctx, "k")
-	wantKind(t, err, "k", gateway.ErrUnavailable)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrUnavailable)
 	if strings.Contains(err.Error(), "SECRETSASSIG") {
 		t.Errorf("message leaks the SAS signature: %q", err)
 	}

@@ -21,14 +21,8 @@ import (
 // block is one Put Blob; a longer one is staged block by block (one block
 // in memory at a time) and committed with the condition, so that nothing
 // is visible under key before the commit.
-func (s *Store) PutStream(ctx context.Context, key string, r io.Reader, c gateway.Cond) (gateway.Version, error) {
-	name, err := s.name("put", key)
-	if err != nil {
-		return "", err
-	}
-	if err := gateway.CheckPutCond(key, c); err != nil {
-		return "", err
-	}
+func (s *driver) PutStream(ctx context.Context, key string, r io.Reader, c gateway.Cond) (gateway.Version, error) {
+	name := key
 	buf := make([]byte, s.blockSize)
 	n, err := readBlock(ctx, r, buf)
 	switch {
@@ -49,7 +43,7 @@ func blockID(id string, i int) string {
 }
 
 // commitStream stages first and the rest of r, then commits them under c.
-func (s *Store) commitStream(ctx context.Context, key, name string, r io.Reader, first []byte, c gateway.Cond) (gateway.Version, error) {
+func (s *driver) commitStream(ctx context.Context, key, name string, r io.Reader, first []byte, c gateway.Cond) (gateway.Version, error) {
 	id := newWriteID()
 	bb := s.blob(name)
 	sum := md5.New()
@@ -88,7 +82,7 @@ func stage(ctx context.Context, bb *blockblob.Client, bid string, block []byte) 
 
 // commit writes blocks (each within the block size) as one blob under c
 // by staging and committing them.
-func (s *Store) commit(ctx context.Context, key, name string, blocks [][]byte, c gateway.Cond, again bool) (gateway.Version, error) {
+func (s *driver) commit(ctx context.Context, key, name string, blocks [][]byte, c gateway.Cond, again bool) (gateway.Version, error) {
 	id := newWriteID()
 	bb := s.blob(name)
 	sum := md5.New()
@@ -110,7 +104,7 @@ func (s *Store) commit(ctx context.Context, key, name string, blocks [][]byte, c
 // commitBlocks commits the staged blocks ids of write id under c. again
 // allows one more commit when an IfAbsent commit is refused although no
 // blob exists (it was deleted since).
-func (s *Store) commitBlocks(ctx context.Context, key, name, id string, ids []string, sum []byte, c gateway.Cond, again bool) (gateway.Version, error) {
+func (s *driver) commitBlocks(ctx context.Context, key, name, id string, ids []string, sum []byte, c gateway.Cond, again bool) (gateway.Version, error) {
 	tctx, t := withTries(ctx)
 	resp, err := s.blob(name).CommitBlockList(tctx, ids, &blockblob.CommitBlockListOptions{
 		Metadata:         map[string]*string{metaWriteID: &id},
@@ -150,7 +144,7 @@ func readBlock(ctx context.Context, r io.Reader, buf []byte) (int, error) {
 // another writer committed the blob meanwhile, which discards every
 // uncommitted block. Under a condition that is the lost race the condition
 // would have reported.
-func (s *Store) blocksLost(ctx context.Context, key, name string, c gateway.Cond, err error) error {
+func (s *driver) blocksLost(ctx context.Context, key, name string, c gateway.Cond, err error) error {
 	p, perr := s.blob(name).GetProperties(ctx, nil)
 	switch {
 	case perr == nil && c.Kind == gateway.CondIfAbsent:

@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 func randomBytes(n int, seed uint64) []byte {
@@ -44,7 +45,7 @@ func TestPutStream20MiB(t *testing.T) {
 	if err != nil {
 		t.Fatalf("put stream: %v", err)
 	}
-	bl, err := s.blob("state/0/0/1.snapshot").GetBlockList(ctx, blockblob.BlockListTypeAll, nil)
+	bl, err := s.d.blob("state/0/0/1.snapshot").GetBlockList(ctx, blockblob.BlockListTypeAll, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestPutStream20MiB(t *testing.T) {
 	}
 	other := randomBytes(20<<20, 2)
 	_, err = s.PutStream(ctx, "state/0/0/1.snapshot", onlyReader{bytes.NewReader(other)}, gateway.IfAbsent())
-	wantKind(t, err, "state/0/0/1.snapshot", gateway.ErrExists)
+	storetest.WantKeyKind(t, "", err, "state/0/0/1.snapshot", gateway.ErrExists)
 
 	rc, a, err := s.GetStream(ctx, "state/0/0/1.snapshot")
 	if err != nil {
@@ -75,7 +76,7 @@ func sha(b []byte) []byte { s := sha256.Sum256(b); return s[:] }
 // TestPutStreamSizes: streams around the block size round-trip.
 func TestPutStreamSizes(t *testing.T) {
 	s := newStore(t, "")
-	s.blockSize = 1 << 10
+	s.d.blockSize = 1 << 10
 	for _, n := range []int{0, 1, 1023, 1024, 1025, 2048, 5000} {
 		key := fmt.Sprintf("sizes/%d", n)
 		data := randomBytes(n, uint64(n))
@@ -113,17 +114,17 @@ func (c *cancelAfter) Read(p []byte) (int, error) {
 // fails with ErrUnavailable and leaves no blob.
 func TestPutStreamCancelled(t *testing.T) {
 	s := newStore(t, "")
-	s.blockSize = 4 << 10
+	s.d.blockSize = 4 << 10
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	r := &cancelAfter{r: bytes.NewReader(randomBytes(64<<10, 3)), n: 3 * s.blockSize, cancel: cancel}
+	r := &cancelAfter{r: bytes.NewReader(randomBytes(64<<10, 3)), n: 3 * s.d.blockSize, cancel: cancel}
 	_, err := s.PutStream(ctx, "commits/3", r, gateway.IfAbsent())
-	wantKind(t, err, "commits/3", gateway.ErrUnavailable)
+	storetest.WantKeyKind(t, "", err, "commits/3", gateway.ErrUnavailable)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v does not wrap context.Canceled", err)
 	}
 	_, err = s.Stat(t.Context(), "commits/3")
-	wantKind(t, err, "commits/3", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", err, "commits/3", gateway.ErrNotFound)
 	for a, err := range s.List(t.Context(), "") {
 		t.Errorf("listed %q (%v) after a cancelled stream", a.Key, err)
 	}
@@ -150,14 +151,14 @@ func (f *failingReader) Read(p []byte) (int, error) {
 // TestPutStreamReaderFails: a reader error after staging leaves no blob.
 func TestPutStreamReaderFails(t *testing.T) {
 	s := newStore(t, "")
-	s.blockSize = 1 << 10
+	s.d.blockSize = 1 << 10
 	_, err := s.PutStream(t.Context(), "k", &failingReader{n: 2500}, gateway.None())
 	if !errors.Is(err, errReader) {
 		t.Fatalf("error %v does not wrap the reader's", err)
 	}
-	wantKind(t, err, "k", gateway.ErrUnavailable)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrUnavailable)
 	_, err = s.Stat(t.Context(), "k")
-	wantKind(t, err, "k", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrNotFound)
 }
 
 // TestPutStreamRace: concurrent multi-block streams of one key never mix
@@ -167,7 +168,7 @@ func TestPutStreamRace(t *testing.T) {
 	for _, c := range []gateway.Cond{gateway.IfAbsent(), gateway.None()} {
 		t.Run(c.String(), func(t *testing.T) {
 			s := newStore(t, "")
-			s.blockSize = 16 << 10
+			s.d.blockSize = 16 << 10
 			const writers = 8
 			datas := make([][]byte, writers)
 			for i := range datas {

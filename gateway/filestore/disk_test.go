@@ -16,20 +16,6 @@ import (
 	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
-// wantKind fails unless err is of kind and of no other store kind.
-func wantKind(t *testing.T, what string, err, kind error) {
-	t.Helper()
-	if !errors.Is(err, kind) {
-		t.Errorf("%s: error %v, want %v", what, err, kind)
-	}
-	for _, k := range []error{gateway.ErrNotFound, gateway.ErrExists, gateway.ErrPrecondition,
-		gateway.ErrPermission, gateway.ErrUnavailable, gateway.ErrUnsupported, gateway.ErrInvalidKey} {
-		if k != kind && errors.Is(err, k) {
-			t.Errorf("%s: error %v is %v as well as %v", what, err, k, kind)
-		}
-	}
-}
-
 // tempFiles returns the store's temp files left anywhere under dir.
 func tempFiles(t *testing.T, dir string) []string {
 	t.Helper()
@@ -87,18 +73,18 @@ func TestSymlinkOutOfRoot(t *testing.T) {
 
 	for _, key := range []string{"reldir/secret", "absdir/secret", "relfile", "absfile"} {
 		_, _, err := s.Get(ctx, key)
-		wantKind(t, "get "+key, err, gateway.ErrInvalidKey)
+		storetest.WantKind(t, "get "+key, err, gateway.ErrInvalidKey)
 		_, err = s.Stat(ctx, key)
-		wantKind(t, "stat "+key, err, gateway.ErrInvalidKey)
+		storetest.WantKind(t, "stat "+key, err, gateway.ErrInvalidKey)
 		err = s.Delete(ctx, key, gateway.None())
-		wantKind(t, "delete "+key, err, gateway.ErrInvalidKey)
+		storetest.WantKind(t, "delete "+key, err, gateway.ErrInvalidKey)
 	}
 	// The links' own names too: a put must not replace a link out of the
 	// root, nor call it an existing key.
 	for _, key := range []string{"reldir/new", "absdir/new", "reldir/deeper/new", "relfile", "absfile", "reldir", "absdir"} {
 		for _, c := range []gateway.Cond{gateway.None(), gateway.IfAbsent()} {
 			_, err := s.Put(ctx, key, []byte("x"), c)
-			wantKind(t, "put "+key, err, gateway.ErrInvalidKey)
+			storetest.WantKind(t, "put "+key, err, gateway.ErrInvalidKey)
 		}
 	}
 	ents, err := os.ReadDir(outside)
@@ -149,7 +135,7 @@ func TestCrashLeftovers(t *testing.T) {
 		t.Errorf("list = %q, want %q", got, want)
 	}
 	_, _, err = s.Get(ctx, ".ckgate-tmp-CRASHED")
-	wantKind(t, "get a temp file", err, gateway.ErrInvalidKey)
+	storetest.WantKind(t, "get a temp file", err, gateway.ErrInvalidKey)
 
 	// A stream that fails, or whose context ends, half-way leaves no object
 	// and no temp file of its own.
@@ -172,7 +158,7 @@ func TestCrashLeftovers(t *testing.T) {
 	}
 	for _, key := range []string{"offsets/1", "offsets/2"} {
 		_, err := s.Stat(ctx, key)
-		wantKind(t, "stat "+key, err, gateway.ErrNotFound)
+		storetest.WantKind(t, "stat "+key, err, gateway.ErrNotFound)
 	}
 	want := []string{filepath.Join(dir, ".ckgate-tmp-CRASHED"), filepath.Join(dir, "offsets/.ckgate-tmp-CRASHED")}
 	if got := tempFiles(t, dir); !slices.Equal(got, want) {
@@ -195,14 +181,14 @@ func TestDirectoriesAreNotObjects(t *testing.T) {
 	}
 	for _, c := range []gateway.Cond{gateway.None(), gateway.IfAbsent()} {
 		_, err := s.Put(ctx, "offsets", []byte("x"), c)
-		wantKind(t, "put over a directory ("+c.String()+")", err, gateway.ErrUnsupported)
+		storetest.WantKind(t, "put over a directory ("+c.String()+")", err, gateway.ErrUnsupported)
 		_, err = s.Put(ctx, "offsets/0/x", []byte("x"), c)
-		wantKind(t, "put below an object ("+c.String()+")", err, gateway.ErrUnsupported)
+		storetest.WantKind(t, "put below an object ("+c.String()+")", err, gateway.ErrUnsupported)
 	}
 	_, err := s.Put(ctx, "offsets", []byte("x"), gateway.IfMatch("1-2-3"))
-	wantKind(t, "CAS on a directory", err, gateway.ErrPrecondition)
+	storetest.WantKind(t, "CAS on a directory", err, gateway.ErrPrecondition)
 	_, _, err = s.Get(ctx, "offsets/0/x")
-	wantKind(t, "get below an object", err, gateway.ErrNotFound)
+	storetest.WantKind(t, "get below an object", err, gateway.ErrNotFound)
 	if got := storetest.Keys(t, s, "offsets/0/"); len(got) != 0 {
 		t.Errorf("list below an object = %q", got)
 	}
@@ -218,9 +204,9 @@ func TestReservedKeys(t *testing.T) {
 	s := newStore(t)
 	for _, key := range []string{".ckgate-tmp-x", "a/.ckgate-tmp-x", ".ckgate-locks/000", "_ckgate/.ckgate-locks/000", ".ckgate-anything"} {
 		_, err := s.Put(ctx, key, []byte("x"), gateway.None())
-		wantKind(t, "put "+key, err, gateway.ErrInvalidKey)
+		storetest.WantKind(t, "put "+key, err, gateway.ErrInvalidKey)
 		_, err = s.Stat(ctx, key)
-		wantKind(t, "stat "+key, err, gateway.ErrInvalidKey)
+		storetest.WantKind(t, "stat "+key, err, gateway.ErrInvalidKey)
 	}
 	// A CAS creates lock files; they are never listed.
 	v, err := s.Put(ctx, ".0.crc", []byte("crc"), gateway.None())
@@ -248,7 +234,7 @@ func TestOpenAndMakeBucket(t *testing.T) {
 	ctx := t.Context()
 	missing := filepath.Join(t.TempDir(), "a", "b")
 	_, err := filestore.New(missing)
-	wantKind(t, "new on a missing root", err, gateway.ErrNotFound)
+	storetest.WantKind(t, "new on a missing root", err, gateway.ErrNotFound)
 	if err != nil && !strings.Contains(err.Error(), missing) {
 		t.Errorf("error %q does not name %s", err, missing)
 	}
@@ -263,9 +249,9 @@ func TestOpenAndMakeBucket(t *testing.T) {
 	}
 	defer gateway.Close(s)
 	_, err = s.Stat(ctx, "metadata")
-	wantKind(t, "stat before make-bucket", err, gateway.ErrNotFound)
+	storetest.WantKind(t, "stat before make-bucket", err, gateway.ErrNotFound)
 	for _, err := range s.List(ctx, "") {
-		wantKind(t, "list before make-bucket", err, gateway.ErrNotFound)
+		storetest.WantKind(t, "list before make-bucket", err, gateway.ErrNotFound)
 	}
 	for range 2 { // MakeBucket succeeds on an existing root too
 		if err := gateway.MakeBucket(ctx, s); err != nil {
@@ -292,5 +278,5 @@ func TestOpenAndMakeBucket(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.Stat(ctx, "metadata")
-	wantKind(t, "stat after close", err, gateway.ErrUnavailable)
+	storetest.WantKind(t, "stat after close", err, gateway.ErrUnavailable)
 }

@@ -23,7 +23,7 @@ func TestKindOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	_, escape := s.root.Lstat("/")
+	_, escape := s.d.root.Lstat("/")
 	pathErr := func(errno error) error { return &fs.PathError{Op: "openat", Path: "k", Err: errno} }
 	tests := []struct {
 		err  error
@@ -71,11 +71,11 @@ func TestLockWaitEndsWithContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	root, err := s.openRoot("test", "k")
+	root, err := s.d.openRoot("test", "k")
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := s.lock(ctx, root, "test", "k")
+	unlock, err := s.d.lock(ctx, root, "test", "k")
 	if err != nil {
 		t.Fatal(err)
 	}

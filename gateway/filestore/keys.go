@@ -31,11 +31,12 @@ func validKey(op, key string) error {
 		return err
 	}
 	if reserved(key) {
-		return gateway.E(op, key, gateway.ErrInvalidKey,
-			errors.New("a key segment starting with "+reservedPrefix+" is reserved for the store's temp and lock files"))
+		return gateway.E(op, key, gateway.ErrInvalidKey, errReserved)
 	}
 	return nil
 }
+
+var errReserved = errors.New("a key segment starting with " + reservedPrefix + " is reserved for the store's temp and lock files")
 
 // reserved reports whether a segment of the '/'-separated name starts with
 // reservedPrefix.

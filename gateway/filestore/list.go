@@ -23,7 +23,7 @@ import (
 // links to directories or out of the root, other non-regular files and
 // names that are not valid keys are skipped. A prefix whose directory does
 // not exist lists nothing; a missing root is ErrNotFound.
-func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
+func (s *driver) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
 	return func(yield func(gateway.Attrs, error) bool) {
 		s.walk(ctx, prefix, yield, nil)
 	}
@@ -32,7 +32,7 @@ func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs
 // NonRegular yields, in byte order, the names under prefix that List skips
 // because they are not regular files: FIFOs, devices, sockets (and links
 // inside the root to one). Directories are not yielded: they are prefixes.
-func (s *Store) NonRegular(ctx context.Context, prefix string) iter.Seq2[gateway.NonRegularEntry, error] {
+func (s *driver) NonRegular(ctx context.Context, prefix string) iter.Seq2[gateway.NonRegularEntry, error] {
 	return func(yield func(gateway.NonRegularEntry, error) bool) {
 		s.walk(ctx, prefix, func(_ gateway.Attrs, err error) bool {
 			return yield(gateway.NonRegularEntry{}, err)
@@ -44,7 +44,7 @@ func (s *Store) NonRegular(ctx context.Context, prefix string) iter.Seq2[gateway
 
 // walk lists prefix: regular files go to yield, unless odd is set, in which
 // case only the non-regular ones go to odd (errors always go to yield).
-func (s *Store) walk(ctx context.Context, prefix string, yield func(gateway.Attrs, error) bool, odd func(string, fs.FileMode) bool) {
+func (s *driver) walk(ctx context.Context, prefix string, yield func(gateway.Attrs, error) bool, odd func(string, fs.FileMode) bool) {
 	if err := gateway.ValidatePrefix(prefix); err != nil {
 		yield(gateway.Attrs{}, err)
 		return

@@ -36,7 +36,7 @@ func lockName(key string) string {
 // (legacyLockDir), the key's lock there is taken first, so that a running
 // earlier ckgate and this one exclude each other; a root without it never
 // gets one. See the package documentation, # Versions and locks.
-func (s *Store) lock(ctx context.Context, root *os.Root, op, key string) (unlock func(), err error) {
+func (s *driver) lock(ctx context.Context, root *os.Root, op, key string) (unlock func(), err error) {
 	var legacy func()
 	if fi, err := root.Lstat(legacyLockDir); err == nil && fi.IsDir() {
 		if legacy, err = s.lockFile(ctx, root, op, key, filepath.Join(legacyLockDir, lockStripe(key)), false); err != nil {
@@ -61,7 +61,7 @@ func (s *Store) lock(ctx context.Context, root *os.Root, op, key string) (unlock
 // waits without spinning: the blocking flock(2) runs in a goroutine, and
 // when ctx ends first it returns ctx's error while that goroutine releases
 // the lock as soon as it gets it.
-func (s *Store) lockFile(ctx context.Context, root *os.Root, op, key, name string, mkdir bool) (unlock func(), err error) {
+func (s *driver) lockFile(ctx context.Context, root *os.Root, op, key, name string, mkdir bool) (unlock func(), err error) {
 	f, err := s.openLockFile(root, name)
 	if mkdir && errors.Is(err, fs.ErrNotExist) {
 		if err = ensureDir(root, s.ownerFor(), filepath.Dir(name)); err == nil {
@@ -103,7 +103,7 @@ func (s *Store) lockFile(ctx context.Context, root *os.Root, op, key, name strin
 // openLockFile opens the lock file name for writing, creating it when
 // missing; a file it creates goes to the root's owner (one that exists
 // keeps its owner, who may be another user sharing the root).
-func (s *Store) openLockFile(root *os.Root, name string) (*os.File, error) {
+func (s *driver) openLockFile(root *os.Root, name string) (*os.File, error) {
 	f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err == nil {
 		s.ownerFor().file(f)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 	"github.com/ckgate/ckgate/internal/hostiletest"
 )
 
@@ -47,7 +48,7 @@ func TestNonRegularKeys(t *testing.T) {
 	for _, c := range cases {
 		check := func(op string, err error) {
 			t.Helper()
-			wantKind(t, op+" "+c.key, err, c.kind)
+			storetest.WantKind(t, op+" "+c.key, err, c.kind)
 			want := `"` + c.key + `" is ` + c.what + ", not a regular file"
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("%s %s: error %v, want it to say %s", op, c.key, err, want)

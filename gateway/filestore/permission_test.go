@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 const nobody = 65534
@@ -71,20 +72,20 @@ func TestPermissionDenied(t *testing.T) {
 
 	asUnprivileged(t, func() {
 		_, _, err := s.Get(ctx, "locked/file")
-		wantKind(t, "get a mode-000 file", err, gateway.ErrPermission)
+		storetest.WantKind(t, "get a mode-000 file", err, gateway.ErrPermission)
 		rc, _, err := s.GetStream(ctx, "locked/file")
 		if rc != nil {
 			rc.Close()
 		}
-		wantKind(t, "get stream a mode-000 file", err, gateway.ErrPermission)
+		storetest.WantKind(t, "get stream a mode-000 file", err, gateway.ErrPermission)
 		_, err = s.Stat(ctx, "closed/dir/file")
-		wantKind(t, "stat in a mode-000 directory", err, gateway.ErrPermission)
+		storetest.WantKind(t, "stat in a mode-000 directory", err, gateway.ErrPermission)
 		_, err = s.Put(ctx, "readonly/y", []byte("x"), gateway.IfAbsent())
-		wantKind(t, "create in a read-only directory", err, gateway.ErrPermission)
+		storetest.WantKind(t, "create in a read-only directory", err, gateway.ErrPermission)
 		n := 0
 		for _, err := range s.List(ctx, "closed/") {
 			n++
-			wantKind(t, "list a mode-000 directory", err, gateway.ErrPermission)
+			storetest.WantKind(t, "list a mode-000 directory", err, gateway.ErrPermission)
 		}
 		if n != 1 {
 			t.Errorf("list of a mode-000 directory yielded %d entries, want one error", n)

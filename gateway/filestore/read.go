@@ -16,7 +16,7 @@ import (
 // but a regular file is refused with gateway.NotRegular (a directory, a
 // prefix of other keys, is ErrNotFound; a FIFO, device or socket
 // ErrInvalidKey), naming the key and what it is.
-func (s *Store) openObject(ctx context.Context, op, key string) (*os.File, fs.FileInfo, error) {
+func (s *driver) openObject(ctx context.Context, op, key string) (*os.File, fs.FileInfo, error) {
 	root, err := s.begin(ctx, op, key)
 	if err != nil {
 		return nil, nil, err
@@ -45,7 +45,7 @@ func (s *Store) openObject(ctx context.Context, op, key string) (*os.File, fs.Fi
 
 // Get returns the object's bytes and version. The bytes and the version
 // come from one open file, so they always belong together.
-func (s *Store) Get(ctx context.Context, key string) ([]byte, gateway.Version, error) {
+func (s *driver) Get(ctx context.Context, key string) ([]byte, gateway.Version, error) {
 	f, fi, err := s.openObject(ctx, "get", key)
 	if err != nil {
 		return nil, "", err
@@ -59,7 +59,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, gateway.Version, e
 }
 
 // GetStream opens the object for reading; the caller closes it.
-func (s *Store) GetStream(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
+func (s *driver) GetStream(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
 	f, fi, err := s.openObject(ctx, "get", key)
 	if err != nil {
 		return nil, gateway.Attrs{}, err
@@ -68,7 +68,7 @@ func (s *Store) GetStream(ctx context.Context, key string) (io.ReadCloser, gatew
 }
 
 // Stat returns the object's attributes.
-func (s *Store) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
+func (s *driver) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
 	root, err := s.begin(ctx, "stat", key)
 	if err != nil {
 		return gateway.Attrs{}, err

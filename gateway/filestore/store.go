@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,9 +14,17 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 )
 
-// Store is a gateway.Store on a local directory. It is safe for concurrent
-// use by goroutines, and by processes that share the directory.
+// Store is a gateway.Store on a local directory: the portable
+// gateway.Bucket over the file system driver. It is safe for concurrent use
+// by goroutines, and by processes that share the directory.
 type Store struct {
+	*gateway.Bucket
+	d *driver
+}
+
+// driver holds the root; gateway.Bucket does the key, condition and context
+// checks and the closed guard.
+type driver struct {
 	dir string // absolute root directory
 
 	mu     sync.Mutex
@@ -24,10 +33,11 @@ type Store struct {
 	closed bool
 }
 
+// Store is a gateway.Store (and, through its Bucket, a BucketMaker and a
+// Closer) over driver.
 var (
-	_ gateway.Store       = (*Store)(nil)
-	_ gateway.BucketMaker = (*Store)(nil)
-	_ gateway.Closer      = (*Store)(nil)
+	_ gateway.Store  = (*Store)(nil)
+	_ gateway.Driver = (*driver)(nil)
 )
 
 // New returns a store rooted at the existing directory root. A missing
@@ -37,7 +47,7 @@ func New(root string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.openRoot("open", s.dir); err != nil {
+	if _, err := s.d.openRoot("open", s.d.dir); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -49,13 +59,13 @@ func New(root string) (*Store, error) {
 // through gateway.ParseURL, which turns them into file:// URLs.
 func Open(_ context.Context, u *url.URL) (gateway.Store, error) {
 	if u.Scheme != "file" {
-		return nil, fmt.Errorf("filestore: URL scheme %q, want file", u.Scheme)
+		return nil, fmt.Errorf("%w: filestore: URL scheme %q, want file", gateway.ErrInvalidURL, u.Scheme)
 	}
 	if u.Host != "" && u.Host != "localhost" {
-		return nil, fmt.Errorf("filestore: URL %q: remote host %q (only local paths are served)", gateway.Redact(u.String()), u.Host)
+		return nil, fmt.Errorf("%w: filestore: URL %q: remote host %q (only local paths are served)", gateway.ErrInvalidURL, gateway.Redact(u.String()), u.Host)
 	}
 	if u.Opaque != "" || u.Path == "" {
-		return nil, fmt.Errorf("filestore: URL %q has no absolute path", gateway.Redact(u.String()))
+		return nil, fmt.Errorf("%w: filestore: URL %q has no absolute path", gateway.ErrInvalidURL, gateway.Redact(u.String()))
 	}
 	return newStore(filepath.FromSlash(u.Path))
 }
@@ -68,16 +78,34 @@ func newStore(root string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("filestore: root %q: %w", root, err)
 	}
-	return &Store{dir: abs}, nil
+	d := &driver{dir: abs}
+	return &Store{Bucket: gateway.NewBucket(d, ""), d: d}, nil
 }
 
 // Root returns the absolute root directory.
-func (s *Store) Root() string { return s.dir }
+func (s *Store) Root() string { return s.d.dir }
+
+// NonRegular yields, in byte order, the names under prefix that List skips
+// because they are not regular files (see gateway.ListNonRegular).
+func (s *Store) NonRegular(ctx context.Context, prefix string) iter.Seq2[gateway.NonRegularEntry, error] {
+	return s.d.NonRegular(ctx, prefix)
+}
+
+// Kind classifies a file system error (see # Errors).
+func (s *driver) Kind(err error, _ gateway.Cond) error { return kindOf(err) }
+
+// CheckName refuses the names of the store's own temp and lock files.
+func (s *driver) CheckName(name string) error {
+	if reserved(name) {
+		return errReserved
+	}
+	return nil
+}
 
 // MakeBucket creates the root directory (and its parents). It succeeds when
 // the directory already exists. Run as root, it gives the directories it
 // creates to the owner of the nearest existing parent (see # Owners).
-func (s *Store) MakeBucket(ctx context.Context) error {
+func (s *driver) MakeBucket(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return gateway.E("make-bucket", s.dir, gateway.ErrUnavailable, err)
 	}
@@ -98,7 +126,7 @@ func (s *Store) MakeBucket(ctx context.Context) error {
 
 // Close releases the root directory. Requests after Close fail with
 // gateway.ErrUnavailable.
-func (s *Store) Close() error {
+func (s *driver) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -115,7 +143,7 @@ func (s *Store) Close() error {
 
 // openRoot returns the root, opening it on first use; errors are reported
 // for op on key.
-func (s *Store) openRoot(op, key string) (*os.Root, error) {
+func (s *driver) openRoot(op, key string) (*os.Root, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -142,19 +170,14 @@ func (s *Store) openRoot(op, key string) (*os.Root, error) {
 	return s.root, nil
 }
 
-// begin validates key and ctx and returns the root for one request.
-func (s *Store) begin(ctx context.Context, op, key string) (*os.Root, error) {
-	if err := validKey(op, key); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, gateway.E(op, key, gateway.ErrUnavailable, err)
-	}
+// begin returns the root for one request (gateway.Bucket checked the key
+// and ctx).
+func (s *driver) begin(_ context.Context, op, key string) (*os.Root, error) {
 	return s.openRoot(op, key)
 }
 
 // ownerFor returns whom new paths go to (see owner); call it after begin.
-func (s *Store) ownerFor() owner {
+func (s *driver) ownerFor() owner {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.owner

@@ -18,7 +18,7 @@ import (
 
 // Put stores data under key subject to c (see the package documentation,
 // # Durability and atomicity).
-func (s *Store) Put(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
+func (s *driver) Put(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
 	return s.write(ctx, key, c, int64(len(data)), func(w io.Writer) (int64, error) {
 		n, err := w.Write(data)
 		return int64(n), err
@@ -27,7 +27,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte, c gateway.Cond
 
 // PutStream stores what r yields under key subject to c. It streams into
 // the temp file and never holds the whole object in memory.
-func (s *Store) PutStream(ctx context.Context, key string, r io.Reader, c gateway.Cond) (gateway.Version, error) {
+func (s *driver) PutStream(ctx context.Context, key string, r io.Reader, c gateway.Cond) (gateway.Version, error) {
 	return s.write(ctx, key, c, -1, func(w io.Writer) (int64, error) {
 		return io.Copy(w, ctxReader{ctx, r})
 	})
@@ -48,14 +48,8 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // write writes a temp file with fill (want bytes, or -1 when unknown) and
 // publishes it under key subject to c.
-func (s *Store) write(ctx context.Context, key string, c gateway.Cond, want int64, fill func(io.Writer) (int64, error)) (gateway.Version, error) {
+func (s *driver) write(ctx context.Context, key string, c gateway.Cond, want int64, fill func(io.Writer) (int64, error)) (gateway.Version, error) {
 	const op = "put"
-	if err := validKey(op, key); err != nil {
-		return "", err
-	}
-	if err := gateway.CheckPutCond(key, c); err != nil {
-		return "", err
-	}
 	root, err := s.begin(ctx, op, key)
 	if err != nil {
 		return "", err
@@ -148,7 +142,7 @@ func checkVersion(root *os.Root, op, key string, v gateway.Version) error {
 
 // writeErr classifies an error of a write step: EEXIST from link(2) is
 // ErrExists unless the key is a directory, which no write can replace.
-func (s *Store) writeErr(root *os.Root, key, p string, err error) error {
+func (s *driver) writeErr(root *os.Root, key, p string, err error) error {
 	if errors.Is(err, fs.ErrExist) {
 		if fi, serr := root.Lstat(p); serr == nil && fi.IsDir() {
 			return gateway.E("put", key, gateway.ErrUnsupported, fmt.Errorf("%w: %w", errUnderObject, err))
@@ -250,14 +244,8 @@ func syncDir(root *os.Root, dir string) error {
 
 // Delete removes key subject to c (None or IfMatch), holding the key's lock.
 // The key's directory is left in place.
-func (s *Store) Delete(ctx context.Context, key string, c gateway.Cond) error {
+func (s *driver) Delete(ctx context.Context, key string, c gateway.Cond) error {
 	const op = "delete"
-	if err := validKey(op, key); err != nil {
-		return err
-	}
-	if err := gateway.CheckDeleteCond(key, c); err != nil {
-		return err
-	}
 	root, err := s.begin(ctx, op, key)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 	"github.com/ckgate/ckgate/internal/emulator"
 )
 
@@ -97,7 +98,7 @@ func TestAmbiguousCreate(t *testing.T) {
 		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
 			s := newStore(t)
 			lose := &failFirst{match: isUpload, forward: true}
-			ambiguous := New(newClient(t, lose), s.Bucket(), "")
+			ambiguous := New(newClient(t, lose), s.BucketName(), "")
 			const key, data = "offsets/5", "batch 5 epoch 2"
 			var v gateway.Version
 			var err error
@@ -116,7 +117,7 @@ func TestAmbiguousCreate(t *testing.T) {
 
 			// The resolution does not turn a real loss into a success.
 			_, err = ambiguous.Put(t.Context(), key, []byte(data), gateway.IfAbsent())
-			checkKind(t, err, key, gateway.ErrExists)
+			storetest.WantKeyKind(t, "", err, key, gateway.ErrExists)
 		})
 	}
 }
@@ -130,7 +131,7 @@ func TestAmbiguousCAS(t *testing.T) {
 		t.Fatal(err)
 	}
 	lose := &failFirst{match: isUpload, forward: true}
-	ambiguous := New(newClient(t, lose), s.Bucket(), "")
+	ambiguous := New(newClient(t, lose), s.BucketName(), "")
 	v2, err := ambiguous.Put(t.Context(), key, []byte("epoch=2"), gateway.IfMatch(v1))
 	if err != nil {
 		t.Fatalf("CAS after a lost response: %v", err)
@@ -159,9 +160,9 @@ func TestAmbiguousLoss(t *testing.T) {
 			t.Errorf("rival put: %v", err)
 		}
 	}}
-	loser := New(newClient(t, lose), s.Bucket(), "")
+	loser := New(newClient(t, lose), s.BucketName(), "")
 	_, err := loser.Put(t.Context(), key, []byte(data), gateway.IfAbsent())
-	checkKind(t, err, key, gateway.ErrExists)
+	storetest.WantKeyKind(t, "", err, key, gateway.ErrExists)
 	if lose.n.Load() < 2 {
 		t.Fatal("the library did not retry")
 	}
@@ -190,9 +191,9 @@ func TestAmbiguousUnresolved(t *testing.T) {
 		}
 		return http.DefaultTransport.RoundTrip(req)
 	})
-	ambiguous := New(newClient(t, rt), s.Bucket(), "", WithMaxAttempts(2))
+	ambiguous := New(newClient(t, rt), s.BucketName(), "", WithMaxAttempts(2))
 	_, err := ambiguous.Put(t.Context(), "k", []byte("x"), gateway.IfAbsent())
-	checkKind(t, err, "k", gateway.ErrUnknownOutcome)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrUnknownOutcome)
 	if !isPrecondition(err) {
 		t.Errorf("the 412 is not reachable from %q", err)
 	}
@@ -213,7 +214,7 @@ func TestAmbiguousDelete(t *testing.T) {
 	// The lost response sits above the delete-condition shim, so that it
 	// sees every attempt.
 	lose := &failFirst{base: emulator.GCSDeleteConditions(nil), match: isObjectDelete, forward: true}
-	ambiguous := New(newRawClient(t, lose), s.Bucket(), "")
+	ambiguous := New(newRawClient(t, lose), s.BucketName(), "")
 	if err := ambiguous.Delete(t.Context(), "state/1.delta", gateway.IfMatch(v)); err != nil {
 		t.Fatalf("delete after a lost response: %v", err)
 	}
@@ -221,7 +222,7 @@ func TestAmbiguousDelete(t *testing.T) {
 		t.Fatal("the library did not retry")
 	}
 	_, err = s.Stat(t.Context(), "state/1.delta")
-	checkKind(t, err, "state/1.delta", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", err, "state/1.delta", gateway.ErrNotFound)
 }
 
 // TestUnconditionalDeleteNotRetried: an unconditional delete is not
@@ -233,9 +234,9 @@ func TestUnconditionalDeleteNotRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	lose := &failFirst{match: isObjectDelete, forward: true}
-	ambiguous := New(newClient(t, lose), s.Bucket(), "")
+	ambiguous := New(newClient(t, lose), s.BucketName(), "")
 	err := ambiguous.Delete(t.Context(), "x", gateway.None())
-	checkKind(t, err, "x", gateway.ErrUnavailable)
+	storetest.WantKeyKind(t, "", err, "x", gateway.ErrUnavailable)
 	if !errors.As(err, new(lostResponse)) {
 		t.Errorf("the transport error is not reachable from %q", err)
 	}
@@ -253,7 +254,7 @@ func TestWriteIDStored(t *testing.T) {
 		if _, err := s.Put(t.Context(), "m", bytes.Repeat([]byte{'m'}, i+1), c); err != nil {
 			t.Fatal(err)
 		}
-		a, err := s.bucket.Object("m").Attrs(t.Context())
+		a, err := s.d.bucket.Object("m").Attrs(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

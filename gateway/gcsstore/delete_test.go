@@ -8,6 +8,7 @@ import (
 	"cloud.google.com/go/storage"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 // TestEmulatorIgnoresDeleteConditions documents the one deviation of
@@ -29,7 +30,7 @@ func TestEmulatorIgnoresDeleteConditions(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale, _ := generation(v1)
-	err = client.Bucket(s.Bucket()).Object("k").If(storage.Conditions{GenerationMatch: stale}).Delete(t.Context())
+	err = client.Bucket(s.BucketName()).Object("k").If(storage.Conditions{GenerationMatch: stale}).Delete(t.Context())
 	if err != nil {
 		t.Fatalf("fake-gcs-server now refuses a delete with a stale ifGenerationMatch (%v): "+
 			"it honours delete preconditions; remove emulator.GCSDeleteConditions from the tests", err)
@@ -89,9 +90,9 @@ func TestDeleteBadVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []gateway.Version{"abc", "-3", "0", "1.5"} {
-		checkKind(t, s.Delete(t.Context(), "k", gateway.IfMatch(v)), "k", gateway.ErrPrecondition)
+		storetest.WantKeyKind(t, "", s.Delete(t.Context(), "k", gateway.IfMatch(v)), "k", gateway.ErrPrecondition)
 		_, err := s.Put(t.Context(), "k", []byte("x"), gateway.IfMatch(v))
-		checkKind(t, err, "k", gateway.ErrPrecondition)
+		storetest.WantKeyKind(t, "", err, "k", gateway.ErrPrecondition)
 	}
 	wantObject(t, s, "k", "k", "")
 }

@@ -48,7 +48,8 @@
 //   - 401, 403, refused credentials: ErrPermission (never ErrNotFound)
 //   - 408, 409, 429, 5xx, timeouts, cancelled contexts, transport errors:
 //     ErrUnavailable
-//   - other 4xx: ErrUnsupported
+//   - 501 and other 4xx: ErrUnsupported (gateway.StatusKind, shared by
+//     every cloud)
 //   - names GCS refuses (CR or LF, longer than 1024 bytes with the prefix,
 //     ".well-known/acme-challenge/"): ErrInvalidKey, before any request
 //
@@ -58,12 +59,16 @@
 // (x-goog-meta-ckgate-write-id), and the store reads the object back and
 // reports success when it holds this write's id, size and CRC32C. A 412
 // that followed no retry is a lost race, without a read. When the read-back
-// itself fails the error is ErrUnavailable (the outcome is unknown, so
-// neither success nor a lost race is claimed). A conditional delete whose
+// itself fails after a retry the error is ErrUnknownOutcome (never the
+// retryable ErrUnavailable: neither success nor a lost race is claimed; see
+// gateway.Refused.Settle). A conditional delete whose
 // retry finds the object gone reports success; an unconditional delete is
 // not retried by the library. Retries last until the context ends unless
 // WithMaxAttempts bounds them.
 //
 // Credentials and other secrets never appear in errors; URLs are shown with
 // gateway.Redact.
+//
+// The Store is a gateway.Bucket over this package's driver: key and
+// condition checks, the prefix and the wrapping of errors are the Bucket's.
 package gcsstore

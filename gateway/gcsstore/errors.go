@@ -15,13 +15,20 @@ import (
 )
 
 // wrap turns a library error for key into a *gateway.Error of the right
-// kind, keeping err reachable. A cancelled or expired ctx is named in the
-// chain even when the library reported something else.
+// kind, keeping err reachable (for what gateway.Bucket does not wrap:
+// bucket-level calls).
 func wrap(ctx context.Context, op, key string, c gateway.Cond, err error) error {
-	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
-		err = fmt.Errorf("%w (%w)", err, cerr)
-	}
+	err = named(ctx, err)
 	return gateway.E(op, key, kindOf(c, err), err)
+}
+
+// named names a cancelled or expired ctx in err's chain even when the
+// library reported something else.
+func named(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w (%w)", err, cerr)
+	}
+	return err
 }
 
 // kindOf maps a library error to a gateway error kind. c is the condition
@@ -59,26 +66,18 @@ func statusKind(c gateway.Cond, err error) error {
 	return httpKind(c, ge.Code, gateway.ErrUnsupported)
 }
 
-// httpKind maps an HTTP status; other4xx is the kind of the 4xx statuses
-// with no meaning of their own.
+// httpKind maps an HTTP status with gateway.StatusKind; other4xx is the
+// kind of the 4xx statuses with no meaning of their own (a token endpoint's
+// 400 is refused credentials).
 func httpKind(c gateway.Cond, code int, other4xx error) error {
+	k := gateway.StatusKind(code, c)
 	switch {
-	case code == http.StatusPreconditionFailed:
-		if c.Kind == gateway.CondIfAbsent {
-			return gateway.ErrExists
-		}
-		return gateway.ErrPrecondition
-	case code == http.StatusUnauthorized, code == http.StatusForbidden:
-		return gateway.ErrPermission
-	case code == http.StatusNotFound:
-		return gateway.ErrNotFound
-	case code == http.StatusRequestTimeout, code == http.StatusConflict,
-		code == http.StatusTooManyRequests, code >= 500:
+	case k == nil:
 		return gateway.ErrUnavailable
-	case code >= 400:
+	case k == gateway.ErrUnsupported && code != http.StatusNotImplemented:
 		return other4xx
 	}
-	return gateway.ErrUnavailable
+	return k
 }
 
 func isPrecondition(err error) bool {

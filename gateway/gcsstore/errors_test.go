@@ -17,30 +17,8 @@ import (
 	"google.golang.org/api/googleapi"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
-
-var allKinds = []error{
-	gateway.ErrNotFound, gateway.ErrExists, gateway.ErrPrecondition, gateway.ErrPermission,
-	gateway.ErrUnavailable, gateway.ErrUnsupported, gateway.ErrInvalidKey,
-}
-
-// checkKind fails unless err is exactly of kind (and of no other kind) and
-// a *gateway.Error naming key.
-func checkKind(t *testing.T, err error, key string, kind error) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error, want %v", kind)
-	}
-	for _, k := range allKinds {
-		if got, want := errors.Is(err, k), k == kind; got != want {
-			t.Errorf("errors.Is(%q, %v) = %v, want %v", err, k, got, want)
-		}
-	}
-	var ge *gateway.Error
-	if !errors.As(err, &ge) || ge.Key != key {
-		t.Errorf("error %q (%T) is not a *gateway.Error for %q", err, err, key)
-	}
-}
 
 func TestErrorMapping(t *testing.T) {
 	apiErr := func(code int, reason string) error {
@@ -74,6 +52,8 @@ func TestErrorMapping(t *testing.T) {
 		{"500", gateway.None(), apiErr(500, "backendError"), gateway.ErrUnavailable},
 		{"503", gateway.IfMatch("3"), apiErr(503, "backendError"), gateway.ErrUnavailable},
 		{"400", gateway.None(), apiErr(400, "invalid"), gateway.ErrUnsupported},
+		{"501", gateway.None(), apiErr(501, "notImplemented"), gateway.ErrUnsupported},
+		{"409 compare-and-swap", gateway.IfMatch("7"), apiErr(409, "conflict"), gateway.ErrUnavailable},
 		{"wrapped 412", gateway.IfAbsent(), fmt.Errorf("upload: %w", apiErr(412, "conditionNotMet")), gateway.ErrExists},
 		{"cancelled", gateway.None(), context.Canceled, gateway.ErrUnavailable},
 		{"deadline", gateway.None(), fmt.Errorf("read: %w", context.DeadlineExceeded), gateway.ErrUnavailable},
@@ -86,7 +66,7 @@ func TestErrorMapping(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := wrap(context.Background(), "put", "commits/1", tc.cond, tc.err)
-			checkKind(t, err, "commits/1", tc.want)
+			storetest.WantKeyKind(t, "", err, "commits/1", tc.want)
 			if !errors.Is(err, tc.err) {
 				t.Errorf("the library error %q is not reachable from %q", tc.err, err)
 			}
@@ -102,7 +82,7 @@ func TestWrapNamesCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	err := wrap(ctx, "get", "k", gateway.None(), errors.New("stream closed"))
-	checkKind(t, err, "k", gateway.ErrUnavailable)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrUnavailable)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("%q does not name the cancellation", err)
 	}
@@ -156,7 +136,7 @@ func TestServiceErrors(t *testing.T) {
 			const key = "offsets/1"
 			check := func(what string, err error, key string) {
 				t.Helper()
-				checkKind(t, err, key, tc.want)
+				storetest.WantKeyKind(t, "", err, key, tc.want)
 				var ge *googleapi.Error
 				if !errors.As(err, &ge) || ge.Code != tc.code {
 					t.Errorf("%s: *googleapi.Error with code %d not reachable from %q", what, tc.code, err)
@@ -200,7 +180,7 @@ func TestServiceErrors(t *testing.T) {
 func TestRetryableIsRetried(t *testing.T) {
 	s := newStore(t)
 	flaky := &failFirst{match: isUpload, forward: false, status: http.StatusServiceUnavailable}
-	s2 := New(newClient(t, flaky), s.Bucket(), "")
+	s2 := New(newClient(t, flaky), s.BucketName(), "")
 	v, err := s2.Put(t.Context(), "commits/0", []byte("c0"), gateway.IfAbsent())
 	if err != nil {
 		t.Fatalf("put after a 503: %v", err)

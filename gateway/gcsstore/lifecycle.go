@@ -46,9 +46,9 @@ const callBucketsGet = "buckets.get"
 // fake-gcs-server accepts a lifecycle configuration and drops it, so its
 // silence is no evidence. Rules such a server does return are used.
 func (s *Store) BucketLifecycle(ctx context.Context) ([]byte, error) {
-	a, err := s.bucket.Attrs(ctx)
+	a, err := s.d.bucket.Attrs(ctx)
 	if err != nil {
-		return nil, &bucketConfigError{bucket: s.name, call: callBucketsGet, kind: kindOf(gateway.None(), err), err: err}
+		return nil, &bucketConfigError{bucket: s.d.name, call: callBucketsGet, kind: kindOf(gateway.None(), err), err: err}
 	}
 	if len(a.Lifecycle.Rules) == 0 {
 		why := ""
@@ -59,7 +59,7 @@ func (s *Store) BucketLifecycle(ctx context.Context) ([]byte, error) {
 			why = "the answer does not name the bucket's project, as Cloud Storage always does"
 		}
 		if why != "" {
-			return nil, &bucketConfigError{bucket: s.name, call: callBucketsGet, kind: gateway.ErrUnsupported,
+			return nil, &bucketConfigError{bucket: s.d.name, call: callBucketsGet, kind: gateway.ErrUnsupported,
 				reason: why + " and holds no lifecycle configuration: an emulator's silence is no evidence " +
 					"that there is none (fake-gcs-server drops lifecycle configuration)"}
 		}

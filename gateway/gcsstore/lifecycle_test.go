@@ -70,7 +70,7 @@ func wantLifecycleError(t *testing.T, err, kind error, bucket string, says ...st
 func TestBucketLifecycleEmulator(t *testing.T) {
 	s := newStore(t)
 	ctx := t.Context()
-	a, err := s.bucket.Update(ctx, storage.BucketAttrsToUpdate{
+	a, err := s.d.bucket.Update(ctx, storage.BucketAttrsToUpdate{
 		VersioningEnabled: true,
 		Lifecycle: &storage.Lifecycle{Rules: []storage.LifecycleRule{{
 			Action:    storage.LifecycleAction{Type: storage.DeleteAction},
@@ -89,7 +89,7 @@ func TestBucketLifecycleEmulator(t *testing.T) {
 	if b != nil {
 		t.Errorf("bucket lifecycle returned %s with its error", b)
 	}
-	wantLifecycleError(t, err, gateway.ErrUnsupported, s.Bucket(), EmulatorHostEnv+"="+emu.Host, "no evidence")
+	wantLifecycleError(t, err, gateway.ErrUnsupported, s.BucketName(), EmulatorHostEnv+"="+emu.Host, "no evidence")
 
 	// Through endpoint= rather than the environment: the answer itself
 	// gives the emulator away (no project number).
@@ -99,8 +99,8 @@ func TestBucketLifecycleEmulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	_, err = New(c, s.Bucket(), "").BucketLifecycle(ctx)
-	wantLifecycleError(t, err, gateway.ErrUnsupported, s.Bucket(), "project")
+	_, err = New(c, s.BucketName(), "").BucketLifecycle(ctx)
+	wantLifecycleError(t, err, gateway.ErrUnsupported, s.BucketName(), "project")
 }
 
 // TestBucketLifecycleResource: what the service reports comes out as a
@@ -132,7 +132,7 @@ func TestBucketLifecycleResource(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{
-		"kind": "storage#bucket", "id": s.Bucket(), "name": s.Bucket(),
+		"kind": "storage#bucket", "id": s.BucketName(), "name": s.BucketName(),
 		"lifecycle": map[string]any{"rule": []any{
 			map[string]any{"action": map[string]any{"type": "Delete"}, "condition": map[string]any{"age": 7.0, "matchesPrefix": []any{"team/"}}},
 			map[string]any{"action": map[string]any{"type": "SetStorageClass", "storageClass": "COLDLINE"},
@@ -161,7 +161,7 @@ func TestBucketLifecycleNoRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	b, err := New(c, s.Bucket(), "").BucketLifecycle(t.Context())
+	b, err := New(c, s.BucketName(), "").BucketLifecycle(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,8 +193,8 @@ func TestBucketLifecycleRefused(t *testing.T) {
 		}
 		return http.DefaultTransport.RoundTrip(req)
 	})
-	_, err := New(newClient(t, rt), s.Bucket(), "").BucketLifecycle(t.Context())
-	wantLifecycleError(t, err, gateway.ErrPermission, s.Bucket(), "403")
+	_, err := New(newClient(t, rt), s.BucketName(), "").BucketLifecycle(t.Context())
+	wantLifecycleError(t, err, gateway.ErrPermission, s.BucketName(), "403")
 	if errors.Is(err, gateway.ErrNotFound) || errors.Is(err, gateway.ErrUnsupported) {
 		t.Errorf("a refusal must be only a refusal: %v", err)
 	}
@@ -203,5 +203,5 @@ func TestBucketLifecycleRefused(t *testing.T) {
 func TestBucketLifecycleNoBucket(t *testing.T) {
 	s := New(newClient(t, nil), bucketName(), "")
 	_, err := s.BucketLifecycle(t.Context())
-	wantLifecycleError(t, err, gateway.ErrNotFound, s.Bucket())
+	wantLifecycleError(t, err, gateway.ErrNotFound, s.BucketName())
 }

@@ -76,7 +76,7 @@ func newStoreOn(t testing.TB, client *storage.Client, prefix string, opts ...Opt
 	t.Helper()
 	s := New(client, bucketName(), prefix, append([]Option{WithProject("ckgate-test")}, opts...)...)
 	if err := s.MakeBucket(t.Context()); err != nil {
-		t.Fatalf("make bucket %s: %v", s.Bucket(), err)
+		t.Fatalf("make bucket %s: %v", s.BucketName(), err)
 	}
 	return s
 }

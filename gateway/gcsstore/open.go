@@ -48,10 +48,10 @@ var knownParams = map[string]bool{
 func ParseURL(u *url.URL) (Config, error) {
 	var cfg Config
 	if u == nil {
-		return cfg, fmt.Errorf("%w: gs URL: nil", gateway.ErrBadURL)
+		return cfg, fmt.Errorf("%w: gs URL: nil", gateway.ErrInvalidURL)
 	}
 	fail := func(format string, args ...any) (Config, error) {
-		return Config{}, fmt.Errorf("%w: gs URL %q: %s", gateway.ErrBadURL, gateway.Redact(u.String()), fmt.Sprintf(format, args...))
+		return Config{}, fmt.Errorf("%w: gs URL %q: %s", gateway.ErrInvalidURL, gateway.Redact(u.String()), fmt.Sprintf(format, args...))
 	}
 	switch {
 	case !strings.EqualFold(u.Scheme, Scheme):
@@ -246,14 +246,14 @@ func Open(ctx context.Context, u *url.URL) (gateway.Store, error) {
 		return nil, fmt.Errorf("gs URL %q: storage client: %w", gateway.Redact(u.String()), err)
 	}
 	s := New(client, cfg.Bucket, cfg.Prefix, WithProject(cfg.Project))
-	s.owned = true
+	s.d.owned = true
 	return s, nil
 }
 
 // MakeBucket creates the bucket (in the WithProject / project= project).
 // A bucket that already exists and that this principal can use is success;
 // one owned by someone else is ErrPermission.
-func (s *Store) MakeBucket(ctx context.Context) error {
+func (s *driver) MakeBucket(ctx context.Context) error {
 	const op = "make-bucket"
 	err := s.bucket.Create(ctx, s.project, nil)
 	if err == nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 func mustParse(t testing.TB, raw string) *url.URL {
@@ -245,8 +246,8 @@ func TestOpenRefusesCredentialsWithEmulator(t *testing.T) {
 func TestOpen(t *testing.T) {
 	raw := newStore(t) // a bucket, and a client without the URL's prefix
 	for _, u := range []string{
-		"gs://" + raw.Bucket() + "/team/q1?project=ckgate-test",
-		"gs://" + raw.Bucket() + "/other?anonymous=true&endpoint=" + url.QueryEscape(emu.Endpoint),
+		"gs://" + raw.BucketName() + "/team/q1?project=ckgate-test",
+		"gs://" + raw.BucketName() + "/other?anonymous=true&endpoint=" + url.QueryEscape(emu.Endpoint),
 	} {
 		t.Run(u, func(t *testing.T) {
 			st, err := Open(t.Context(), mustParse(t, u))
@@ -264,7 +265,7 @@ func TestOpen(t *testing.T) {
 			wantObject(t, raw, s.Prefix()+"offsets/0", "o0", v)
 			wantObject(t, s, "offsets/0", "o0", v)
 			_, err = s.Put(t.Context(), "offsets/0", []byte("o0"), gateway.IfAbsent())
-			checkKind(t, err, "offsets/0", gateway.ErrExists)
+			storetest.WantKeyKind(t, "", err, "offsets/0", gateway.ErrExists)
 			if strings.Contains(err.Error(), s.Prefix()) {
 				t.Errorf("error %q shows the store prefix", err)
 			}

@@ -30,11 +30,11 @@ func TestMakeBucketTwice(t *testing.T) {
 func TestMissingBucket(t *testing.T) {
 	s := New(newClient(t, nil), bucketName(), "")
 	_, _, err := s.Get(t.Context(), "k")
-	checkKind(t, err, "k", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrNotFound)
 	_, err = s.Put(t.Context(), "k", []byte("x"), gateway.IfAbsent())
-	checkKind(t, err, "k", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrNotFound)
 	for _, err := range s.List(t.Context(), "") {
-		checkKind(t, err, "", gateway.ErrNotFound)
+		storetest.WantKeyKind(t, "", err, "", gateway.ErrNotFound)
 	}
 }
 
@@ -44,7 +44,7 @@ func TestMissingBucket(t *testing.T) {
 func TestBackendPrefix(t *testing.T) {
 	client := newClient(t, nil)
 	root := newStoreOn(t, client, "")
-	s := New(client, root.Bucket(), "/tenant/q1/")
+	s := New(client, root.BucketName(), "/tenant/q1/")
 	if s.Prefix() != "tenant/q1/" {
 		t.Fatalf("prefix %q", s.Prefix())
 	}
@@ -67,14 +67,14 @@ func TestBackendPrefix(t *testing.T) {
 		t.Errorf("stat = %+v, %v", a, err)
 	}
 	_, _, err = s.Get(ctx, "missing")
-	checkKind(t, err, "missing", gateway.ErrNotFound)
+	storetest.WantKeyKind(t, "", err, "missing", gateway.ErrNotFound)
 
 	fits := strings.Repeat("k", maxObjectName-len(s.Prefix()))
 	if _, err := s.Put(ctx, fits, []byte("x"), gateway.IfAbsent()); err != nil {
 		t.Errorf("put of a name of exactly %d bytes: %v", maxObjectName, err)
 	}
 	_, err = s.Put(ctx, fits+"k", []byte("x"), gateway.IfAbsent())
-	checkKind(t, err, fits+"k", gateway.ErrInvalidKey)
+	storetest.WantKeyKind(t, "", err, fits+"k", gateway.ErrInvalidKey)
 }
 
 // TestGCSInvalidNames: names GCS refuses are ErrInvalidKey before any
@@ -83,10 +83,10 @@ func TestGCSInvalidNames(t *testing.T) {
 	s := New(newRawClient(t, &statusTransport{code: 500}), "no-such-bucket", "")
 	for _, key := range []string{"a\rb", "a\nb", ".well-known/acme-challenge/x"} {
 		_, err := s.Put(t.Context(), key, []byte("x"), gateway.None())
-		checkKind(t, err, key, gateway.ErrInvalidKey)
+		storetest.WantKeyKind(t, "", err, key, gateway.ErrInvalidKey)
 		_, _, err = s.Get(t.Context(), key)
-		checkKind(t, err, key, gateway.ErrInvalidKey)
-		checkKind(t, s.Delete(t.Context(), key, gateway.None()), key, gateway.ErrInvalidKey)
+		storetest.WantKeyKind(t, "", err, key, gateway.ErrInvalidKey)
+		storetest.WantKeyKind(t, "", s.Delete(t.Context(), key, gateway.None()), key, gateway.ErrInvalidKey)
 	}
 }
 
@@ -94,7 +94,7 @@ func TestGCSInvalidNames(t *testing.T) {
 // are no keys and are not listed.
 func TestListSkipsPlaceholders(t *testing.T) {
 	s := newStore(t)
-	w := s.bucket.Object("offsets/").NewWriter(t.Context())
+	w := s.d.bucket.Object("offsets/").NewWriter(t.Context())
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -146,14 +146,14 @@ func TestGetStreamReadError(t *testing.T) {
 		}
 		return resp, err
 	})
-	broken := New(newClient(t, rt), s.Bucket(), "", WithMaxAttempts(1))
+	broken := New(newClient(t, rt), s.BucketName(), "", WithMaxAttempts(1))
 	rc, _, err := broken.GetStream(t.Context(), "k")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rc.Close()
 	n, err := io.Copy(io.Discard, rc)
-	checkKind(t, err, "k", gateway.ErrUnavailable)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrUnavailable)
 	if n != 100 {
 		t.Errorf("read %d bytes before the error, want 100", n)
 	}
@@ -162,7 +162,7 @@ func TestGetStreamReadError(t *testing.T) {
 		t.Errorf("the 503 is not reachable from %q", err)
 	}
 	_, _, err = broken.Get(t.Context(), "k")
-	checkKind(t, err, "k", gateway.ErrUnavailable)
+	storetest.WantKeyKind(t, "", err, "k", gateway.ErrUnavailable)
 }
 
 // listCounter counts object list requests.

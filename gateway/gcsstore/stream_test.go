@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 // onlyReader hides everything but Read: the store cannot learn the length.
@@ -60,7 +61,7 @@ func TestPutStream20MiB(t *testing.T) {
 	}
 
 	_, err = s.PutStream(ctx, key, onlyReader{randomReader(2, size)}, gateway.IfAbsent())
-	checkKind(t, err, key, gateway.ErrExists)
+	storetest.WantKeyKind(t, "", err, key, gateway.ErrExists)
 
 	rc, a, err := s.GetStream(ctx, key)
 	if err != nil {
@@ -100,7 +101,7 @@ func TestPutLargeBytes(t *testing.T) {
 		t.Errorf("get = %d bytes at %q, %v; want %d bytes at %q", len(got), gv, err, len(data), v)
 	}
 	_, err = s.Put(t.Context(), "big", data, gateway.IfAbsent())
-	checkKind(t, err, "big", gateway.ErrExists)
+	storetest.WantKeyKind(t, "", err, "big", gateway.ErrExists)
 }
 
 // TestResumableRace: create-only resumable uploads racing for one key:
@@ -130,7 +131,7 @@ func TestResumableRace(t *testing.T) {
 			winner = i
 			continue
 		}
-		checkKind(t, err, "commits/1", gateway.ErrExists)
+		storetest.WantKeyKind(t, "", err, "commits/1", gateway.ErrExists)
 	}
 	if winner < 0 {
 		t.Fatal("no racer won")
@@ -177,7 +178,7 @@ func TestPutStreamCancelled(t *testing.T) {
 			defer cancel()
 			src := &cancelAfter{r: rand.NewChaCha8([32]byte{7}), n: 1 << 20, cancel: cancel}
 			_, err := s.PutStream(ctx, "partial", onlyReader{src}, c)
-			checkKind(t, err, "partial", gateway.ErrUnavailable)
+			storetest.WantKeyKind(t, "", err, "partial", gateway.ErrUnavailable)
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("error %q does not name the cancellation", err)
 			}
@@ -185,7 +186,7 @@ func TestPutStreamCancelled(t *testing.T) {
 				t.Error("no chunk was uploaded before the cancellation: the test proves nothing")
 			}
 			_, err = s.Stat(t.Context(), "partial")
-			checkKind(t, err, "partial", gateway.ErrNotFound)
+			storetest.WantKeyKind(t, "", err, "partial", gateway.ErrNotFound)
 		})
 	}
 }
@@ -216,12 +217,12 @@ func TestPutStreamSourceFails(t *testing.T) {
 	for _, n := range []int64{100, 1 << 20} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			_, err := s.PutStream(t.Context(), "partial", &failingReader{r: randomReader(5, 1<<30), n: n, err: boom}, gateway.IfAbsent())
-			checkKind(t, err, "partial", gateway.ErrUnavailable)
+			storetest.WantKeyKind(t, "", err, "partial", gateway.ErrUnavailable)
 			if !errors.Is(err, boom) {
 				t.Errorf("error %q does not carry the source's error", err)
 			}
 			_, err = s.Stat(t.Context(), "partial")
-			checkKind(t, err, "partial", gateway.ErrNotFound)
+			storetest.WantKeyKind(t, "", err, "partial", gateway.ErrNotFound)
 		})
 	}
 }

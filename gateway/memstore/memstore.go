@@ -5,9 +5,12 @@ package memstore
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"iter"
-	"sort"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,74 +25,86 @@ type object struct {
 	modified time.Time
 }
 
-// Store is an in-memory store. The zero value is not usable; call New.
-type Store struct {
+// Store is an in-memory store: the portable gateway.Bucket over the
+// memstore driver. Call New.
+type Store = gateway.Bucket
+
+// New returns an empty store.
+func New() *Store { return gateway.NewBucket(&driver{objs: map[string]object{}}, "") }
+
+// The driver's own errors; Kind classifies them.
+var (
+	errNoSuchKey = errors.New("memstore: no such key")
+	errExists    = errors.New("memstore: key exists")
+	errStale     = errors.New("memstore: version differs")
+)
+
+// driver is the whole of what memstore implements: the raw operations
+// on a map, and Kind. Keys, conditions, contexts, the prefix and error
+// wrapping are the gateway.Bucket's.
+type driver struct {
 	mu   sync.Mutex
 	objs map[string]object
 	next uint64
 }
 
-// New returns an empty store.
-func New() *Store { return &Store{objs: map[string]object{}} }
-
-func ctxErr(ctx context.Context, op, key string) error {
-	if err := ctx.Err(); err != nil {
-		return gateway.E(op, key, gateway.ErrUnavailable, err)
+func (d *driver) Kind(err error, _ gateway.Cond) error {
+	switch {
+	case errors.Is(err, errNoSuchKey):
+		return gateway.ErrNotFound
+	case errors.Is(err, errExists):
+		return gateway.ErrExists
+	case errors.Is(err, errStale):
+		return gateway.ErrPrecondition
 	}
-	return nil
+	return gateway.ErrUnavailable // the caller's reader failed (PutStream)
 }
 
-func (s *Store) Get(ctx context.Context, key string) ([]byte, gateway.Version, error) {
-	if err := gateway.ValidateKey("get", key); err != nil {
-		return nil, "", err
-	}
-	if err := ctxErr(ctx, "get", key); err != nil {
-		return nil, "", err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, ok := s.objs[key]
+func (d *driver) Get(_ context.Context, key string) ([]byte, gateway.Version, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	o, ok := d.objs[key]
 	if !ok {
-		return nil, "", gateway.E("get", key, gateway.ErrNotFound, nil)
+		return nil, "", errNoSuchKey
 	}
 	return bytes.Clone(o.data), o.version, nil
 }
 
-func (s *Store) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
-	if err := gateway.ValidateKey("stat", key); err != nil {
-		return gateway.Attrs{}, err
-	}
-	if err := ctxErr(ctx, "stat", key); err != nil {
-		return gateway.Attrs{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, ok := s.objs[key]
+func (d *driver) Stat(_ context.Context, key string) (gateway.Attrs, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	o, ok := d.objs[key]
 	if !ok {
-		return gateway.Attrs{}, gateway.E("stat", key, gateway.ErrNotFound, nil)
+		return gateway.Attrs{}, errNoSuchKey
 	}
-	return gateway.Attrs{Key: key, Size: int64(len(o.data)), Version: o.version, Modified: o.modified}, nil
+	return o.attrs(key), nil
 }
 
-func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
+func (o object) attrs(key string) gateway.Attrs {
+	return gateway.Attrs{Key: key, Size: int64(len(o.data)), Version: o.version, Modified: o.modified}
+}
+
+func (d *driver) GetStream(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	o, ok := d.objs[key]
+	if !ok {
+		return nil, gateway.Attrs{}, errNoSuchKey
+	}
+	return io.NopCloser(bytes.NewReader(o.data)), o.attrs(key), nil
+}
+
+func (d *driver) List(_ context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
 	return func(yield func(gateway.Attrs, error) bool) {
-		if err := gateway.ValidatePrefix(prefix); err != nil {
-			yield(gateway.Attrs{}, err)
-			return
-		}
-		if err := ctxErr(ctx, "list", prefix); err != nil {
-			yield(gateway.Attrs{}, err)
-			return
-		}
-		s.mu.Lock()
+		d.mu.Lock()
 		var out []gateway.Attrs
-		for k, o := range s.objs {
+		for k, o := range d.objs {
 			if strings.HasPrefix(k, prefix) {
-				out = append(out, gateway.Attrs{Key: k, Size: int64(len(o.data)), Version: o.version, Modified: o.modified})
+				out = append(out, o.attrs(k))
 			}
 		}
-		s.mu.Unlock()
-		sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+		d.mu.Unlock()
+		slices.SortFunc(out, func(a, b gateway.Attrs) int { return strings.Compare(a.Key, b.Key) })
 		for _, a := range out {
 			if !yield(a, nil) {
 				return
@@ -98,67 +113,41 @@ func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs
 	}
 }
 
-func (s *Store) Put(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
-	if err := gateway.ValidateKey("put", key); err != nil {
-		return "", err
-	}
-	if err := gateway.CheckPutCond(key, c); err != nil {
-		return "", err
-	}
-	if err := ctxErr(ctx, "put", key); err != nil {
-		return "", err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, ok := s.objs[key]
+func (d *driver) Put(_ context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	o, ok := d.objs[key]
 	switch {
 	case c.Kind == gateway.CondIfAbsent && ok:
-		return "", gateway.E("put", key, gateway.ErrExists, nil)
+		return "", errExists
 	case c.Kind == gateway.CondIfMatch && (!ok || o.version != c.Version):
-		return "", gateway.E("put", key, gateway.ErrPrecondition, nil)
+		return "", errStale
 	}
-	s.next++
-	v := gateway.Version(strconv.FormatUint(s.next, 10))
-	s.objs[key] = object{data: bytes.Clone(data), version: v, modified: time.Now()}
+	d.next++
+	v := gateway.Version(strconv.FormatUint(d.next, 10))
+	d.objs[key] = object{data: bytes.Clone(data), version: v, modified: time.Now()}
 	return v, nil
 }
 
-func (s *Store) PutStream(ctx context.Context, key string, r io.Reader, c gateway.Cond) (gateway.Version, error) {
+func (d *driver) PutStream(ctx context.Context, key string, r io.Reader, c gateway.Cond) (gateway.Version, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return "", gateway.E("put", key, gateway.ErrUnavailable, err)
+		return "", fmt.Errorf("reading the data to store: %w", err)
 	}
-	return s.Put(ctx, key, data, c)
+	return d.Put(ctx, key, data, c)
 }
 
-func (s *Store) GetStream(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
-	data, v, err := s.Get(ctx, key)
-	if err != nil {
-		return nil, gateway.Attrs{}, err
-	}
-	return io.NopCloser(bytes.NewReader(data)), gateway.Attrs{Key: key, Size: int64(len(data)), Version: v}, nil
-}
-
-func (s *Store) Delete(ctx context.Context, key string, c gateway.Cond) error {
-	if err := gateway.ValidateKey("delete", key); err != nil {
-		return err
-	}
-	if err := gateway.CheckDeleteCond(key, c); err != nil {
-		return err
-	}
-	if err := ctxErr(ctx, "delete", key); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, ok := s.objs[key]
+func (d *driver) Delete(_ context.Context, key string, c gateway.Cond) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	o, ok := d.objs[key]
 	switch {
 	case !ok:
-		return gateway.E("delete", key, gateway.ErrNotFound, nil)
+		return errNoSuchKey
 	case c.Kind == gateway.CondIfMatch && o.version != c.Version:
-		return gateway.E("delete", key, gateway.ErrPrecondition, nil)
+		return errStale
 	}
-	delete(s.objs, key)
+	delete(d.objs, key)
 	return nil
 }
 
@@ -168,6 +157,31 @@ func (s *Store) Delete(ctx context.Context, key string, c gateway.Cond) error {
 type Named struct {
 	mu     sync.Mutex
 	stores map[string]*Store
+}
+
+// Open opens mem://NAME[/PREFIX]: the store called NAME (see Get), under
+// PREFIX when the URL has a path. It is a gateway.OpenFunc. Any other form
+// (no name, user info, a query or fragment) is refused with an error
+// wrapping gateway.ErrInvalidURL.
+func (n *Named) Open(_ context.Context, u *url.URL) (gateway.Store, error) {
+	bad := func(why string) (gateway.Store, error) {
+		return nil, fmt.Errorf("%w %q: %s (want mem://NAME[/PREFIX])", gateway.ErrInvalidURL, gateway.Redact(u.String()), why)
+	}
+	switch {
+	case u.Scheme != "mem":
+		return bad("scheme is not mem")
+	case u.Opaque != "":
+		return bad("no '//' after the scheme")
+	case u.Host == "":
+		return bad("no store name")
+	case u.User != nil, u.RawQuery != "", u.Fragment != "":
+		return bad("user info, query and fragment are not allowed")
+	}
+	prefix := strings.Trim(u.Path, "/")
+	if err := gateway.ValidatePrefix(prefix); err != nil {
+		return bad(err.Error())
+	}
+	return n.Get(u.Host).WithPrefix(prefix), nil
 }
 
 // Get returns the store called name, making it if there is none yet.

@@ -1,6 +1,7 @@
 package memstore_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
@@ -23,5 +24,27 @@ func TestNamed(t *testing.T) {
 	}
 	if _, _, err := n.Get("a").Get(t.Context(), "k"); err != nil {
 		t.Fatalf("a key put through one Get, read through another: %v", err)
+	}
+}
+
+// TestNamedOpen: mem://NAME[/PREFIX] opens one named store; any other form
+// is an invalid URL.
+func TestNamedOpen(t *testing.T) {
+	var n memstore.Named
+	reg := gateway.NewRegistry().Register("mem", n.Open)
+	s, err := reg.Open(t.Context(), "mem://sink/out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(t.Context(), "part-0", []byte("x"), gateway.IfAbsent()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := n.Get("sink").Get(t.Context(), "out/part-0"); err != nil {
+		t.Fatalf("mem://sink/out keeps keys under out/ of store sink: %v", err)
+	}
+	for _, raw := range []string{"mem:sink", "mem:///x", "mem://u:p@sink", "mem://sink?k=v", "mem://sink/a/../b"} {
+		if _, err := reg.Open(t.Context(), raw); !errors.Is(err, gateway.ErrInvalidURL) {
+			t.Errorf("open %q: %v, want ErrInvalidURL", raw, err)
+		}
 	}
 }

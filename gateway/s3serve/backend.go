@@ -74,7 +74,7 @@ func detach(ctx context.Context) context.Context {
 	if !ok {
 		return context.Background()
 	}
-	return context.WithValue(context.Background(), accountKey{}, acc)
+	return gateway.WithWriterProcess(context.WithValue(context.Background(), accountKey{}, acc), referrerProcess(ctx))
 }
 
 func objectKey(bucket, key string) string { return bucket + "/" + key }
@@ -296,6 +296,7 @@ func (b *storeBackend) PutObject(ctx context.Context, in s3response.PutObjectInp
 	if err != nil {
 		return s3response.PutObjectOutput{}, s3Error(err)
 	}
+	b.committed(ctx, bucket, key)
 	return s3response.PutObjectOutput{ETag: *etag(v)}, nil
 }
 
@@ -341,6 +342,7 @@ func (b *storeBackend) CopyObject(ctx context.Context, in s3response.CopyObjectI
 	if err != nil {
 		return s3response.CopyObjectOutput{}, s3Error(err)
 	}
+	b.committed(ctx, bucket, key)
 	now := time.Now().UTC()
 	return s3response.CopyObjectOutput{CopyObjectResult: &s3response.CopyObjectResult{ETag: etag(v), LastModified: &now}}, nil
 }

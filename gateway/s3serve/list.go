@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/versity/versitygw/s3err"
 	"github.com/versity/versitygw/s3response"
+
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // listing is one page of a bucket listing.
@@ -36,7 +38,7 @@ func (b *storeBackend) list(ctx context.Context, bucket, prefix, delim, after st
 			return l, s3Error(err)
 		}
 		key := strings.TrimPrefix(a.Key, base)
-		if key == bucketMarker || key <= after {
+		if key == bucketMarker || frontDoorRecord(key) || key <= after {
 			continue
 		}
 		if delim != "" {
@@ -117,4 +119,16 @@ func (b *storeBackend) ListObjects(ctx context.Context, in *s3.ListObjectsInput)
 		out.NextMarker = &l.next
 	}
 	return out, nil
+}
+
+// frontDoorRecord reports whether key is one of the records the front door
+// keeps under a root (its owner, its committer): listings leave them out,
+// as S3 clients did not write them.
+func frontDoorRecord(key string) bool {
+	for _, r := range []string{gateway.RootOwnerKey, gateway.CommitterKey} {
+		if key == r || strings.HasSuffix(key, "/"+r) {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,8 @@ package s3serve
 import (
 	"strings"
 	"testing"
+
+	"github.com/valyala/fasthttp"
 )
 
 func FuzzParseCredentials(f *testing.F) {
@@ -67,4 +69,23 @@ func TestIsLogEntry(t *testing.T) {
 			t.Errorf("IsLogEntry(%q) = %v, want %v", key, got, want)
 		}
 	}
+}
+
+func FuzzReferrerProcess(f *testing.F) {
+	f.Add("https://audit.example.org/hadoop/1/op_create/3c0d-3/?op=op_create&p1=s3a://b/q&pr=alice&ps=235865a0-d399-4696-9978-64568db1b51c&id=3c0d-3&t0=12&ts=1617116985923")
+	f.Add("https://audit.example.org/?ps=")
+	f.Add("https://audit.example.org/?ps=a%20b")
+	f.Add("%%%")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, ref string) {
+		var rc fasthttp.RequestCtx
+		rc.Request.Header.Set("Referer", ref)
+		ps := referrerProcess(&rc)
+		if len(ps) > 128 || strings.ContainsAny(ps, " \t\r\n\x00") {
+			t.Fatalf("process %q accepted", ps)
+		}
+		if ps != "" && !strings.Contains(ref, "ps=") {
+			t.Fatalf("process %q from a referrer without ps: %q", ps, ref)
+		}
+	})
 }

@@ -31,6 +31,10 @@ const testCreds = `principals:
     secret_key: orders-secret-0123456789
     principal: orders-job
     kind: job
+  - access_key: BILLINGJOB
+    secret_key: billing-secret-0123456789
+    principal: billing-job
+    kind: job
   - access_key: CLEANER
     secret_key: cleaner-secret-0123456789
     principal: nightly-cleanup
@@ -54,6 +58,21 @@ func serveWrapped(t testing.TB, wrap func(gateway.Store) gateway.Store) (endpoin
 	if err := os.WriteFile(filepath.Join(dir, "ckpt", "README"), []byte("bucket"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return serveStore(t, dir, wrap, nil), dir
+}
+
+// serveDir starts another server over the local store at dir (a restart,
+// or a replica beside the first).
+func serveDir(t testing.TB, dir string) (endpoint string) {
+	t.Helper()
+	return serveStore(t, dir, nil, nil)
+}
+
+// serveStore starts s3serve over the local store at dir, wrapped by wrap
+// (when not nil), with the configuration tune changes (when not nil), and
+// returns its endpoint (https:// when tune sets a certificate).
+func serveStore(t testing.TB, dir string, wrap func(gateway.Store) gateway.Store, tune func(*s3serve.Config)) (endpoint string) {
+	t.Helper()
 	fs, err := filestore.New(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -77,16 +96,20 @@ func serveWrapped(t testing.TB, wrap func(gateway.Store) gateway.Store) (endpoin
 	addr := ln.Addr().String()
 	ln.Close()
 	ready := make(chan struct{})
-	srv, err := s3serve.New(s3serve.Config{
+	cfg := s3serve.Config{
 		Store:       st,
 		Credentials: creds,
 		Guard: func(p s3serve.Principal) (gateway.Store, error) {
 			g, _, err := policy.Guard(st, policy.GuardConfig{Engine: eng, Principal: policy.Principal{ID: p.ID, Kind: p.Kind},
-				StoreURL: dir, WriterSession: p.Kind == policy.KindJob})
+				StoreURL: dir, WriterSession: p.Kind == policy.KindJob, RootOwners: true})
 			return g, err
 		},
 		Ready: func() { close(ready) },
-	})
+	}
+	if tune != nil {
+		tune(&cfg)
+	}
+	srv, err := s3serve.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +121,10 @@ func serveWrapped(t testing.TB, wrap func(gateway.Store) gateway.Store) (endpoin
 		t.Fatalf("serve %s: %v", addr, err)
 	}
 	t.Cleanup(func() { srv.Shutdown(); <-served })
-	return "http://" + addr, dir
+	if cfg.TLSCert != "" {
+		return "https://" + addr
+	}
+	return "http://" + addr
 }
 
 func client(endpoint, key, secret string) *s3.Client {

@@ -4,7 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/versity/versitygw/iamapi"
 	"github.com/versity/versitygw/s3api"
 	"github.com/versity/versitygw/s3api/middlewares"
 
@@ -26,6 +30,18 @@ type Config struct {
 	Region string
 	// Ready, when set, is called once the server listens.
 	Ready func()
+	// TLSCert and TLSKey, when set, are the PEM files the server answers
+	// HTTPS with (the SDKs send chunked uploads with trailing checksums
+	// only over HTTPS).
+	TLSCert, TLSKey string
+	// VirtualHost, when set, is the domain of virtual-host-style requests
+	// (BUCKET.DOMAIN); path-style requests are served either way.
+	VirtualHost string
+	// AccessLog, when set, gets one JSON line per request (AccessRecord).
+	AccessLog io.Writer
+	// Metrics, when set, registers the per-operation and per-decision
+	// Prometheus metrics (ckgate_serve_*).
+	Metrics prometheus.Registerer
 }
 
 // Server is an S3 endpoint over a ckgate store.
@@ -46,9 +62,27 @@ func New(cfg Config) (*Server, error) {
 	if region == "" {
 		region = "us-east-1"
 	}
-	opts := []s3api.Option{s3api.WithQuiet(), s3api.WithKeepAlive(), s3api.WithConcurrencyLimiter(maxConnections, maxRequests)}
+	obs, err := newObserver(cfg.Credentials, cfg.AccessLog, cfg.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	opts := []s3api.Option{s3api.WithQuiet(), s3api.WithKeepAlive(), s3api.WithConcurrencyLimiter(maxConnections, maxRequests),
+		s3api.WithMiddleware("/", obs.middleware)}
 	if cfg.Ready != nil {
 		opts = append(opts, s3api.WithOnListen(cfg.Ready))
+	}
+	if (cfg.TLSCert == "") != (cfg.TLSKey == "") {
+		return nil, errors.New("s3serve: a TLS certificate needs its key, and a key its certificate")
+	}
+	if cfg.TLSCert != "" {
+		cs := iamapi.NewCertStorage()
+		if err := cs.SetCertificate(cfg.TLSCert, cfg.TLSKey); err != nil {
+			return nil, fmt.Errorf("s3serve: TLS certificate %s, key %s: %w", cfg.TLSCert, cfg.TLSKey, err)
+		}
+		opts = append(opts, s3api.WithTLS(cs))
+	}
+	if cfg.VirtualHost != "" {
+		opts = append(opts, s3api.WithHostStyle(cfg.VirtualHost))
 	}
 	api, err := s3api.New(be, root, region, iam{creds: cfg.Credentials}, nil, nil, nil, nil, opts...)
 	if err != nil {

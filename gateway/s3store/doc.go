@@ -88,5 +88,11 @@
 //     answers that retrying cannot fix.
 //   - ErrInvalidKey: the key failed gateway.ValidateKey; nothing was sent.
 //
-// Errors of Open wrap ErrBadURL for malformed URLs.
+// Errors of Open wrap gateway.ErrInvalidURL for malformed URLs.
+//
+// The Store is a gateway.Bucket over this package's driver: key and
+// condition checks, the prefix and the wrapping of errors are the Bucket's;
+// the statuses without an S3 code of their own map as on every cloud
+// (gateway.StatusKind), and a refused conditional write is settled by
+// gateway.Refused.Settle.
 package s3store

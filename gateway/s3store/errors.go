@@ -3,7 +3,6 @@ package s3store
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
@@ -91,23 +90,10 @@ func classify(err error) error {
 		// InvalidObjectState: an archived object that must be restored first.
 		return gateway.ErrUnsupported
 	}
-	switch s := httpStatus(err); {
-	case s == http.StatusUnauthorized || s == http.StatusForbidden:
-		return gateway.ErrPermission
-	case s == http.StatusNotFound:
-		return gateway.ErrNotFound
-	case s == http.StatusPreconditionFailed:
-		return gateway.ErrPrecondition
-	case s == http.StatusRequestTimeout || s == http.StatusConflict || s == http.StatusTooManyRequests:
-		return gateway.ErrUnavailable
-	case s == http.StatusNotImplemented:
-		return gateway.ErrUnsupported
-	case s >= 500:
-		return gateway.ErrUnavailable
-	case s >= 400:
-		// A request the service will not accept as sent (bad argument,
-		// entity too large, unsupported header): retrying cannot help.
-		return gateway.ErrUnsupported
+	// A 412 is a refused condition, told apart from a lost race by the
+	// caller, which knows the condition (see refused).
+	if k := gateway.StatusKind(httpStatus(err), gateway.None()); k != nil {
+		return k
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return gateway.ErrUnavailable

@@ -121,7 +121,7 @@ func TestPermissionDenied(t *testing.T) {
 	}
 	bad := New(newClient(t, func(o *s3.Options) {
 		o.Credentials = credentials.NewStaticCredentialsProvider(emu.AccessKey, "wrong-secret-key", "")
-	}), good.bucket, "")
+	}), good.d.bucket, "")
 	ctx := t.Context()
 	for _, key := range []string{"exists", "missing"} {
 		_, _, err := bad.Get(ctx, key)
@@ -182,7 +182,7 @@ func TestNoCredentials(t *testing.T) {
 		o.Credentials = aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{}, errors.New("no credential provider found (injected)")
 		})
-	}), good.bucket, "")
+	}), good.d.bucket, "")
 	_, _, err := s.Get(t.Context(), "k")
 	if !errors.Is(err, gateway.ErrPermission) {
 		t.Fatalf("get without credentials: %v, want permission denied", err)

@@ -49,7 +49,7 @@ const (
 // Versioning and object lock only add to what is known: when either call
 // fails (not implemented, refused) its fields are left out, which means
 // unknown, not off. A cancelled ctx is an error.
-func (s *Store) BucketLifecycle(ctx context.Context) ([]byte, error) {
+func (s *driver) BucketLifecycle(ctx context.Context) ([]byte, error) {
 	doc := map[string]any{}
 
 	var t tracker
@@ -104,7 +104,7 @@ func (s *Store) BucketLifecycle(ctx context.Context) ([]byte, error) {
 }
 
 // configError is a bucket configuration call that failed.
-func (s *Store) configError(call string, kind, err error) error {
+func (s *driver) configError(call string, kind, err error) error {
 	return &bucketConfigError{bucket: s.bucket, call: call, kind: kind, err: err}
 }
 

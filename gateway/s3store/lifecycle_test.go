@@ -78,8 +78,8 @@ func wantConfigError(t *testing.T, err, kind error, bucket string, says ...strin
 func TestBucketLifecycleNotImplemented(t *testing.T) {
 	s := newStore(t)
 	ctx := t.Context()
-	_, err := s.client.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{
-		Bucket: &s.bucket,
+	_, err := s.d.client.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{
+		Bucket: &s.d.bucket,
 		LifecycleConfiguration: &types.BucketLifecycleConfiguration{Rules: []types.LifecycleRule{{
 			ID: aws.String("expire-checkpoints"), Status: types.ExpirationStatusEnabled,
 			Filter:     &types.LifecycleRuleFilter{Prefix: aws.String("team/")},
@@ -93,7 +93,7 @@ func TestBucketLifecycleNotImplemented(t *testing.T) {
 	if b != nil {
 		t.Errorf("bucket lifecycle returned %s with its error", b)
 	}
-	wantConfigError(t, err, gateway.ErrUnsupported, s.bucket, "501 NotImplemented", "does not implement")
+	wantConfigError(t, err, gateway.ErrUnsupported, s.d.bucket, "501 NotImplemented", "does not implement")
 	if errors.Is(err, gateway.ErrNotFound) {
 		t.Errorf("not implemented must not read as not found: %v", err)
 	}
@@ -126,7 +126,7 @@ func TestBucketLifecycleNone(t *testing.T) {
 func TestBucketLifecycleRefused(t *testing.T) {
 	s := storeWith(t, &faultTransport{match: isConfigGet("lifecycle"), fault: answer(http.StatusForbidden, "AccessDenied")})
 	_, err := s.BucketLifecycle(t.Context())
-	wantConfigError(t, err, gateway.ErrPermission, s.bucket, "403 AccessDenied")
+	wantConfigError(t, err, gateway.ErrPermission, s.d.bucket, "403 AccessDenied")
 	if errors.Is(err, gateway.ErrNotFound) {
 		t.Errorf("a refusal must not read as not found: %v", err)
 	}
@@ -135,7 +135,7 @@ func TestBucketLifecycleRefused(t *testing.T) {
 func TestBucketLifecycleNoBucket(t *testing.T) {
 	s := New(newClient(t), bucketName(), "")
 	_, err := s.BucketLifecycle(t.Context())
-	wantConfigError(t, err, gateway.ErrNotFound, s.bucket, "NoSuchBucket")
+	wantConfigError(t, err, gateway.ErrNotFound, s.d.bucket, "NoSuchBucket")
 }
 
 // TestBucketLifecycleRules: the rules S3 returns come out in the AWS CLI's
@@ -249,7 +249,7 @@ func TestBucketLifecycleCancelled(t *testing.T) {
 	s := newStore(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if b, err := s.BucketLifecycle(ctx); err == nil || !strings.Contains(err.Error(), strconv.Quote(s.bucket)) {
+	if b, err := s.BucketLifecycle(ctx); err == nil || !strings.Contains(err.Error(), strconv.Quote(s.d.bucket)) {
 		t.Fatalf("bucket lifecycle with a cancelled context: %s, %v", b, err)
 	}
 }

@@ -27,13 +27,9 @@ const (
 )
 
 // List yields the keys under prefix in lexical order.
-func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
+func (s *driver) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
 	return func(yield func(gateway.Attrs, error) bool) {
-		if err := gateway.ValidatePrefix(prefix); err != nil {
-			yield(gateway.Attrs{}, err)
-			return
-		}
-		full := s.prefix + prefix
+		full := prefix
 		var t tracker
 		level, err := s.client.ListObjectsV2(ctx, s.listInput(full, "/"), t.option)
 		if err != nil {
@@ -48,7 +44,7 @@ func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs
 	}
 }
 
-func (s *Store) listInput(full, delimiter string) *s3.ListObjectsV2Input {
+func (s *driver) listInput(full, delimiter string) *s3.ListObjectsV2Input {
 	in := &s3.ListObjectsV2Input{Bucket: &s.bucket}
 	if full != "" {
 		in.Prefix = aws.String(full)
@@ -60,7 +56,7 @@ func (s *Store) listInput(full, delimiter string) *s3.ListObjectsV2Input {
 }
 
 // listFlat pages through every key under full, in order.
-func (s *Store) listFlat(ctx context.Context, full, prefix string, yield func(gateway.Attrs, error) bool) {
+func (s *driver) listFlat(ctx context.Context, full, prefix string, yield func(gateway.Attrs, error) bool) {
 	pages := s3.NewListObjectsV2Paginator(s.client, s.listInput(full, ""))
 	for pages.HasMorePages() {
 		var t tracker
@@ -85,7 +81,7 @@ type page struct {
 
 // listLevel yields level's keys and, in their place in the order, the keys
 // of its directories, listed concurrently.
-func (s *Store) listLevel(ctx context.Context, prefix string, level *s3.ListObjectsV2Output, yield func(gateway.Attrs, error) bool) {
+func (s *driver) listLevel(ctx context.Context, prefix string, level *s3.ListObjectsV2Output, yield func(gateway.Attrs, error) bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -114,8 +110,7 @@ func (s *Store) listLevel(ctx context.Context, prefix string, level *s3.ListObje
 	keys := s.attrs(level.Contents)
 	for i, dir := range dirs {
 		// the level's keys that sort before the directory come first
-		rel := strings.TrimPrefix(dir, s.prefix)
-		for len(keys) > 0 && keys[0].Key < rel {
+		for len(keys) > 0 && keys[0].Key < dir {
 			if !yield(keys[0], nil) {
 				return
 			}
@@ -152,7 +147,7 @@ func (s *Store) listLevel(ctx context.Context, prefix string, level *s3.ListObje
 }
 
 // listDir sends the pages of every key under dir to out, then closes it.
-func (s *Store) listDir(ctx context.Context, dir, prefix string, out chan<- page) {
+func (s *driver) listDir(ctx context.Context, dir, prefix string, out chan<- page) {
 	defer close(out)
 	pages := s3.NewListObjectsV2Paginator(s.client, s.listInput(dir, ""))
 	for pages.HasMorePages() {
@@ -177,15 +172,15 @@ func (s *Store) listDir(ctx context.Context, dir, prefix string, out chan<- page
 
 // attrs converts listed objects, leaving out directory markers (keys
 // ending in '/') and keys outside the store's prefix.
-func (s *Store) attrs(objs []types.Object) []gateway.Attrs {
+func (s *driver) attrs(objs []types.Object) []gateway.Attrs {
 	out := make([]gateway.Attrs, 0, len(objs))
 	for _, o := range objs {
 		k := aws.ToString(o.Key)
-		if !strings.HasPrefix(k, s.prefix) || strings.HasSuffix(k, "/") {
+		if strings.HasSuffix(k, "/") {
 			continue
 		}
 		out = append(out, gateway.Attrs{
-			Key:      strings.TrimPrefix(k, s.prefix),
+			Key:      k,
 			Size:     aws.ToInt64(o.Size),
 			Version:  version(o.ETag),
 			Modified: aws.ToTime(o.LastModified),

@@ -59,9 +59,9 @@ func bucketName() string {
 func newStoreOn(t testing.TB, client *s3.Client, prefix string) *Store {
 	t.Helper()
 	s := New(client, bucketName(), prefix)
-	s.backoff = time.Millisecond
+	s.d.backoff = time.Millisecond
 	if err := s.MakeBucket(t.Context()); err != nil {
-		t.Fatalf("make bucket %s: %v", s.bucket, err)
+		t.Fatalf("make bucket %s: %v", s.d.bucket, err)
 	}
 	return s
 }

@@ -32,20 +32,14 @@ const abortTimeout = 30 * time.Second
 // the condition (If-None-Match / If-Match) and publishes the object
 // atomically. Any failure, a cancelled context included, aborts the upload:
 // no partial object is left behind. At most two parts are held in memory.
-func (s *Store) PutStream(ctx context.Context, key string, r io.Reader, c gateway.Cond) (gateway.Version, error) {
-	if err := gateway.ValidateKey("put", key); err != nil {
-		return "", err
-	}
-	if err := gateway.CheckPutCond(key, c); err != nil {
-		return "", err
-	}
+func (s *driver) PutStream(ctx context.Context, key string, r io.Reader, c gateway.Cond) (gateway.Version, error) {
 	bufs := [2][]byte{make([]byte, s.partSize), nil}
 	n0, eof, err := fill(r, bufs[0])
 	if err != nil {
 		return "", readFailed(key, err)
 	}
 	if eof {
-		return s.putObject(ctx, key, bufs[0][:n0], c)
+		return s.Put(ctx, key, bufs[0][:n0], c)
 	}
 	bufs[1] = make([]byte, s.partSize)
 	n1, eof, err := fill(r, bufs[1])
@@ -53,7 +47,7 @@ func (s *Store) PutStream(ctx context.Context, key string, r io.Reader, c gatewa
 		return "", readFailed(key, err)
 	}
 	if n1 == 0 {
-		return s.putObject(ctx, key, bufs[0][:n0], c)
+		return s.Put(ctx, key, bufs[0][:n0], c)
 	}
 	return s.multipart(ctx, key, r, c, bufs, n0, n1, eof)
 }
@@ -73,7 +67,7 @@ func fill(r io.Reader, buf []byte) (n int, eof bool, err error) {
 
 // multipart uploads bufs[0][:n0], bufs[1][:n1] and the rest of r (unless
 // eof) as the parts of one multipart upload.
-func (s *Store) multipart(ctx context.Context, key string, r io.Reader, c gateway.Cond, bufs [2][]byte, n0, n1 int, eof bool) (gateway.Version, error) {
+func (s *driver) multipart(ctx context.Context, key string, r io.Reader, c gateway.Cond, bufs [2][]byte, n0, n1 int, eof bool) (gateway.Version, error) {
 	var t tracker
 	created, err := s.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{
 		Bucket:            &s.bucket,
@@ -98,7 +92,7 @@ func (s *Store) multipart(ctx context.Context, key string, r io.Reader, c gatewa
 }
 
 type upload struct {
-	s     *Store
+	s     *driver
 	key   string
 	id    *string
 	parts []types.CompletedPart
@@ -200,7 +194,15 @@ func (u *upload) complete(ctx context.Context, c gateway.Cond) (gateway.Version,
 				fmt.Errorf("the multipart upload vanished after a retried completion: %w", err))
 		}
 		if refused(c, err) {
-			return s.settle(ctx, u.key, c, ambiguous, false, err, u.stored)
+			// The ETag of our parts is no write id: another writer's
+			// identical object has the same. Read back only when an
+			// attempt of ours may have been applied.
+			var mine func(context.Context) (gateway.Version, bool, error)
+			if ambiguous {
+				mine = u.stored
+			}
+			r := gateway.Refused{Op: "put", Key: u.key, Cond: c, Err: err, Retried: ambiguous}
+			return r.Settle(ctx, mine, missing)
 		}
 		return "", fail("put", u.key, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 // randomBytes returns n deterministic pseudo-random bytes.
@@ -32,7 +33,7 @@ func (s streamOnly) Read(p []byte) (int, error) { return s.r.Read(p) }
 // wantNoUploads fails when the bucket holds unfinished multipart uploads.
 func wantNoUploads(t *testing.T, s *Store) {
 	t.Helper()
-	out, err := s.client.ListMultipartUploads(t.Context(), &s3.ListMultipartUploadsInput{Bucket: &s.bucket})
+	out, err := s.d.client.ListMultipartUploads(t.Context(), &s3.ListMultipartUploadsInput{Bucket: &s.d.bucket})
 	if err != nil {
 		t.Fatalf("list multipart uploads: %v", err)
 	}
@@ -90,7 +91,7 @@ func TestMultipartIfAbsent(t *testing.T) {
 
 	second := randomBytes(size, 2)
 	_, err = s.PutStream(ctx, "state/0/1/2.snapshot", streamOnly{bytes.NewReader(second)}, gateway.IfAbsent())
-	wantKind(t, "second create-only stream", err, gateway.ErrExists, "state/0/1/2.snapshot")
+	storetest.WantKeyKind(t, "second create-only stream", err, "state/0/1/2.snapshot", gateway.ErrExists)
 	wantStream(t, s, "state/0/1/2.snapshot", first, v)
 	wantNoUploads(t, s)
 
@@ -100,9 +101,9 @@ func TestMultipartIfAbsent(t *testing.T) {
 	}
 	wantStream(t, s, "state/0/1/2.snapshot", second, v2)
 	_, err = s.PutStream(ctx, "state/0/1/2.snapshot", streamOnly{bytes.NewReader(first)}, gateway.IfMatch(v))
-	wantKind(t, "stale CAS stream", err, gateway.ErrPrecondition, "state/0/1/2.snapshot")
+	storetest.WantKeyKind(t, "stale CAS stream", err, "state/0/1/2.snapshot", gateway.ErrPrecondition)
 	_, err = s.PutStream(ctx, "state/gone", streamOnly{bytes.NewReader(first)}, gateway.IfMatch(v))
-	wantKind(t, "CAS stream on a missing key", err, gateway.ErrPrecondition, "state/gone")
+	storetest.WantKeyKind(t, "CAS stream on a missing key", err, "state/gone", gateway.ErrPrecondition)
 	wantStream(t, s, "state/0/1/2.snapshot", second, v2)
 	wantNoUploads(t, s)
 
@@ -128,7 +129,7 @@ func listVersions(t *testing.T, s gateway.Store, prefix string) map[string]gatew
 // byte, and exactly two parts round-trip.
 func TestPutStreamPartBoundaries(t *testing.T) {
 	s := newStore(t)
-	s.partSize = MinPartSize
+	s.d.partSize = MinPartSize
 	for i, n := range []int{MinPartSize - 1, MinPartSize, MinPartSize + 1, 2 * MinPartSize} {
 		data := randomBytes(n, uint64(10+i))
 		key := "b/" + string(rune('a'+i))
@@ -178,7 +179,7 @@ func (f *failAfter) Read(p []byte) (int, error) {
 // middle of a multipart upload leaves no object and no upload behind.
 func TestPutStreamAborted(t *testing.T) {
 	s := newStore(t)
-	s.partSize = MinPartSize
+	s.d.partSize = MinPartSize
 	data := randomBytes(3*MinPartSize+1, 3)
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -211,8 +212,8 @@ func TestPutStreamAborted(t *testing.T) {
 func TestAmbiguousComplete(t *testing.T) {
 	clean := newStore(t)
 	ft := &faultTransport{match: isComplete, fault: lostAnswer, n: 1}
-	s := New(newClient(t, ft.option), clean.bucket, "")
-	s.partSize = MinPartSize
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
+	s.d.partSize = MinPartSize
 	data := randomBytes(2*MinPartSize+7, 4)
 	v, err := s.PutStream(t.Context(), "big", streamOnly{bytes.NewReader(data)}, gateway.IfAbsent())
 	if err != nil {
@@ -229,7 +230,7 @@ func TestAmbiguousComplete(t *testing.T) {
 	ft.n, ft.matched = 1, 0
 	ft.mu.Unlock()
 	_, err = s.PutStream(t.Context(), "big", streamOnly{bytes.NewReader(randomBytes(2*MinPartSize+7, 5))}, gateway.IfAbsent())
-	wantKind(t, "lost create after a lost completion answer", err, gateway.ErrExists, "big")
+	storetest.WantKeyKind(t, "lost create after a lost completion answer", err, "big", gateway.ErrExists)
 	wantStream(t, clean, "big", data, v)
 	wantNoUploads(t, clean)
 }
@@ -239,9 +240,9 @@ func TestAmbiguousComplete(t *testing.T) {
 func TestMultipartConflictRetried(t *testing.T) {
 	clean := newStore(t)
 	ft := &faultTransport{match: isComplete, fault: answer(http.StatusConflict, "ConditionalRequestConflict"), n: 2}
-	s := New(newClient(t, ft.option), clean.bucket, "")
-	s.partSize = MinPartSize
-	s.backoff = 0
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
+	s.d.partSize = MinPartSize
+	s.d.backoff = 0
 	data := randomBytes(MinPartSize+1, 6)
 	v, err := s.PutStream(t.Context(), "k", streamOnly{bytes.NewReader(data)}, gateway.IfAbsent())
 	if err != nil {

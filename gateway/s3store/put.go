@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -24,14 +23,6 @@ func condHeaders(c gateway.Cond) (ifMatch, ifNoneMatch *string) {
 	return nil, nil
 }
 
-// lostKind is the kind of a conditional write refused with 412.
-func lostKind(c gateway.Cond) error {
-	if c.Kind == gateway.CondIfAbsent {
-		return gateway.ErrExists
-	}
-	return gateway.ErrPrecondition
-}
-
 // refused reports whether err is S3 refusing the condition of a write:
 // 412 PreconditionFailed, or, for If-Match, 404 NoSuchKey (S3 answers
 // If-Match on a missing key with 404; the contract calls it a stale version).
@@ -48,17 +39,7 @@ func refused(c gateway.Cond, err error) bool {
 // Put stores data under key with one PutObject. IfAbsent sends
 // If-None-Match: *, IfMatch sends If-Match: <etag>; S3 evaluates them
 // atomically with the write.
-func (s *Store) Put(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
-	if err := gateway.ValidateKey("put", key); err != nil {
-		return "", err
-	}
-	if err := gateway.CheckPutCond(key, c); err != nil {
-		return "", err
-	}
-	return s.putObject(ctx, key, data, c)
-}
-
-func (s *Store) putObject(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
+func (s *driver) Put(ctx context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
 	ifMatch, ifNoneMatch := condHeaders(c)
 	// A fresh id in the object's metadata tells this write from another
 	// writer's with the same bytes when a refusal is read back.
@@ -88,43 +69,21 @@ func (s *Store) putObject(ctx context.Context, key string, data []byte, c gatewa
 			continue
 		}
 		if refused(c, err) {
-			return s.settle(ctx, key, c, ambiguous, true, err, func(ctx context.Context) (gateway.Version, bool, error) {
+			r := gateway.Refused{Op: "put", Key: key, Cond: c, Err: err, Retried: ambiguous}
+			return r.Settle(ctx, func(ctx context.Context) (gateway.Version, bool, error) {
 				h, err := s.head(ctx, key)
 				if err != nil {
 					return "", false, err
 				}
 				return version(h.ETag), h.Metadata[writeIDMeta] == id, nil
-			})
+			}, missing)
 		}
 		return "", fail("put", key, err)
 	}
 }
 
-// settle decides a conditional write that S3 refused with 412. The refusal
-// may be our own write seen by a later request: the SDK's retry of an
-// attempt that timed out or failed after the service applied it, or the
-// same request delivered twice on the way. mine reads the stored object and
-// reports whether it is ours; if it is, the write succeeded. exact says mine
-// compares a write id (always asked); otherwise it compares content, which
-// another writer may share, and is asked only after an ambiguous attempt. A
-// read-back that fails after an attempt of unknown outcome leaves the
-// outcome unknown (ErrUnknownOutcome, never a false "exists"); without one
-// the refusal stands.
-func (s *Store) settle(ctx context.Context, key string, c gateway.Cond, ambiguous, exact bool, refusal error,
-	mine func(context.Context) (gateway.Version, bool, error)) (gateway.Version, error) {
-	if !ambiguous && !exact {
-		return "", gateway.E("put", key, lostKind(c), refusal)
-	}
-	v, ok, err := mine(ctx)
-	switch {
-	case err != nil && classify(err) != gateway.ErrNotFound && ambiguous:
-		return "", gateway.E("put", key, gateway.ErrUnknownOutcome,
-			fmt.Errorf("an attempt timed out or failed, its retry was refused (%v), and reading the key back failed: %w", refusal, err))
-	case err == nil && ok:
-		return v, nil
-	}
-	return "", gateway.E("put", key, lostKind(c), refusal)
-}
+// missing reports whether a read-back error says the key is absent.
+func missing(err error) bool { return classify(err) == gateway.ErrNotFound }
 
 // writeIDMeta is the user-metadata name (x-amz-meta-ckgate-write-id) of a
 // Put's write id.

@@ -10,19 +10,8 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/storetest"
 )
-
-// wantKind fails unless err is a *gateway.Error of kind for key.
-func wantKind(t *testing.T, what string, err, kind error, key string) {
-	t.Helper()
-	if !errors.Is(err, kind) {
-		t.Fatalf("%s: error %v, want %v", what, err, kind)
-	}
-	var ge *gateway.Error
-	if !errors.As(err, &ge) || ge.Key != key {
-		t.Fatalf("%s: error %v does not name key %q", what, err, key)
-	}
-}
 
 // wantStored fails unless key holds data at version v.
 func wantStored(t *testing.T, s gateway.Store, key string, data []byte, v gateway.Version) {
@@ -45,7 +34,7 @@ func wantStored(t *testing.T, s gateway.Store, key string, data []byte, v gatewa
 func TestAmbiguousCreate(t *testing.T) {
 	clean := newStore(t)
 	ft := &faultTransport{match: isObjectPut, fault: lostAnswer, n: 1}
-	s := New(newClient(t, ft.option), clean.bucket, "")
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
 
 	data := []byte("offsets/0 written once")
 	v, err := s.Put(t.Context(), "offsets/0", data, gateway.IfAbsent())
@@ -83,14 +72,14 @@ func TestAmbiguousCreateLostRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	ft := &faultTransport{match: isObjectPut, fault: lostAnswer, n: 1}
-	s := New(newClient(t, ft.option), clean.bucket, "")
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
 	_, err = s.Put(t.Context(), "commits/0", []byte("mine"), gateway.IfAbsent())
-	wantKind(t, "lost create", err, gateway.ErrExists, "commits/0")
+	storetest.WantKeyKind(t, "lost create", err, "commits/0", gateway.ErrExists)
 	if ft.Matched() != 2 {
 		t.Fatalf("%d PUTs sent, want 2", ft.Matched())
 	}
 	_, err = s.Put(t.Context(), "commits/0", []byte("mine"), gateway.IfMatch(`"0123456789abcdef0123456789abcdef"`))
-	wantKind(t, "stale CAS", err, gateway.ErrPrecondition, "commits/0")
+	storetest.WantKeyKind(t, "stale CAS", err, "commits/0", gateway.ErrPrecondition)
 	wantStored(t, clean, "commits/0", theirs, v0)
 }
 
@@ -119,9 +108,9 @@ func TestAmbiguousCreateUnreadable(t *testing.T) {
 		},
 		n: 1000,
 	}
-	s := New(newClient(t, ft.option), clean.bucket, "")
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
 	_, err := s.Put(t.Context(), "k", []byte("y"), gateway.IfAbsent())
-	wantKind(t, "put with a failed read-back", err, gateway.ErrUnknownOutcome, "k")
+	storetest.WantKeyKind(t, "put with a failed read-back", err, "k", gateway.ErrUnknownOutcome)
 	if errors.Is(err, gateway.ErrExists) {
 		t.Fatalf("put with a failed read-back: %v is also ErrExists", err)
 	}
@@ -146,8 +135,8 @@ func mustStat(t *testing.T, s gateway.Store, key string) gateway.Attrs {
 func TestConflictRetried(t *testing.T) {
 	clean := newStore(t)
 	ft := &faultTransport{match: isObjectPut, fault: answer(http.StatusConflict, "ConditionalRequestConflict"), n: 3}
-	s := New(newClient(t, ft.option), clean.bucket, "")
-	s.backoff = 0
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
+	s.d.backoff = 0
 
 	v, err := s.Put(t.Context(), "commits/1", []byte("c1"), gateway.IfAbsent())
 	if err != nil {
@@ -164,13 +153,13 @@ func TestConflictRetried(t *testing.T) {
 	ft.n, ft.matched = 1000, 0
 	ft.mu.Unlock()
 	_, err = s.Put(t.Context(), "commits/2", []byte("c2"), gateway.IfAbsent())
-	wantKind(t, "endless conflict", err, gateway.ErrUnavailable, "commits/2")
+	storetest.WantKeyKind(t, "endless conflict", err, "commits/2", gateway.ErrUnavailable)
 	var ae smithy.APIError
 	if !errors.As(err, &ae) || ae.ErrorCode() != "ConditionalRequestConflict" {
 		t.Fatalf("endless conflict: S3 error not reachable in %v", err)
 	}
-	if ft.Matched() != s.conflictRetries+1 {
-		t.Fatalf("%d PUTs sent, want %d", ft.Matched(), s.conflictRetries+1)
+	if ft.Matched() != s.d.conflictRetries+1 {
+		t.Fatalf("%d PUTs sent, want %d", ft.Matched(), s.d.conflictRetries+1)
 	}
 	if _, err := clean.Stat(t.Context(), "commits/2"); !errors.Is(err, gateway.ErrNotFound) {
 		t.Fatalf("stat after refused put: %v, want not found", err)
@@ -178,8 +167,8 @@ func TestConflictRetried(t *testing.T) {
 
 	// Deletes retry conflicts too.
 	dt := &faultTransport{match: isObjectDelete, fault: answer(http.StatusConflict, "ConditionalRequestConflict"), n: 2}
-	d := New(newClient(t, dt.option), clean.bucket, "")
-	d.backoff = 0
+	d := New(newClient(t, dt.option), clean.d.bucket, "")
+	d.d.backoff = 0
 	if err := d.Delete(t.Context(), "commits/1", gateway.IfMatch(v)); err != nil {
 		t.Fatalf("delete after two conflicts: %v", err)
 	}
@@ -209,7 +198,7 @@ func TestDeleteIsConditional(t *testing.T) {
 		},
 		n: 1,
 	}
-	s := New(newClient(t, ft.option), clean.bucket, "")
+	s := New(newClient(t, ft.option), clean.d.bucket, "")
 	if err := s.Delete(t.Context(), "k", gateway.None()); err != nil {
 		t.Fatalf("delete: %v", err)
 	}

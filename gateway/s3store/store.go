@@ -15,12 +15,18 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 )
 
-// Store is a gateway.Store on one S3 bucket, optionally under a key prefix.
-// It is safe for concurrent use. Create it with Open or New.
+// Store is a gateway.Store on one S3 bucket, optionally under a key prefix:
+// the portable gateway.Bucket over the S3 driver. It is safe for concurrent
+// use. Create it with Open or New.
 type Store struct {
+	*gateway.Bucket
+	d *driver
+}
+
+// driver holds what the S3 operations need; gateway.Bucket does the rest.
+type driver struct {
 	client   *s3.Client
 	bucket   string
-	prefix   string // "" or ends with '/'
 	partSize int64
 
 	// conflictRetries bounds the retries of a conditional write answered
@@ -29,44 +35,42 @@ type Store struct {
 	backoff         time.Duration
 }
 
+// Store is a gateway.Store (and, through its Bucket, a BucketMaker and a
+// Closer) over driver.
 var (
-	_ gateway.Store       = (*Store)(nil)
-	_ gateway.BucketMaker = (*Store)(nil)
-	_ gateway.Closer      = (*Store)(nil)
+	_ gateway.Store  = (*Store)(nil)
+	_ gateway.Driver = (*driver)(nil)
 )
 
 // New returns a Store on bucket using client. Keys are stored as
 // prefix+key; prefix is a relative key prefix such as "team/query-1" (a
 // trailing '/' is added). Errors name the caller's key, without the prefix.
 func New(client *s3.Client, bucket, prefix string) *Store {
-	prefix = strings.Trim(prefix, "/")
-	if prefix != "" {
-		prefix += "/"
-	}
-	return &Store{
+	d := &driver{
 		client:          client,
 		bucket:          bucket,
-		prefix:          prefix,
 		partSize:        DefaultPartSize,
 		conflictRetries: 8,
 		backoff:         25 * time.Millisecond,
 	}
+	return &Store{Bucket: gateway.NewBucket(d, prefix), d: d}
 }
 
 // Client returns the SDK client the store uses.
-func (s *Store) Client() *s3.Client { return s.client }
+func (s *Store) Client() *s3.Client { return s.d.client }
 
-// Bucket returns the bucket name.
-func (s *Store) Bucket() string { return s.bucket }
+// BucketName returns the bucket name.
+func (s *Store) BucketName() string { return s.d.bucket }
 
-// Prefix returns the key prefix ("" or ending with '/').
-func (s *Store) Prefix() string { return s.prefix }
+// BucketLifecycle reads the bucket's lifecycle configuration (see the
+// driver's).
+func (s *Store) BucketLifecycle(ctx context.Context) ([]byte, error) { return s.d.BucketLifecycle(ctx) }
 
-// Close releases nothing: the SDK client keeps only pooled connections.
-// It exists so that callers can close every store the same way.
-func (s *Store) Close() error { return nil }
+// Kind classifies an SDK error; a refused condition was told from a lost
+// race where the write was made (see refused).
+func (s *driver) Kind(err error, _ gateway.Cond) error { return classify(err) }
 
-func (s *Store) full(key string) *string { return aws.String(s.prefix + key) }
+func (s *driver) full(name string) *string { return aws.String(name) }
 
 // version turns an ETag into a Version, always in its quoted form so that
 // Put, Get, Stat and List agree whatever the server returned.
@@ -87,10 +91,7 @@ func sameVersion(a, b gateway.Version) bool {
 }
 
 // Get reads the whole object.
-func (s *Store) Get(ctx context.Context, key string) ([]byte, gateway.Version, error) {
-	if err := gateway.ValidateKey("get", key); err != nil {
-		return nil, "", err
-	}
+func (s *driver) Get(ctx context.Context, key string) ([]byte, gateway.Version, error) {
 	return s.get(ctx, "get", key)
 }
 
@@ -98,7 +99,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, gateway.Version, e
 // SDK retries a request, not the reading of its body.
 const bodyAttempts = 3
 
-func (s *Store) get(ctx context.Context, op, key string) ([]byte, gateway.Version, error) {
+func (s *driver) get(ctx context.Context, op, key string) ([]byte, gateway.Version, error) {
 	for attempt := 1; ; attempt++ {
 		var t tracker
 		out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.full(key)}, t.option)
@@ -118,10 +119,7 @@ func (s *Store) get(ctx context.Context, op, key string) ([]byte, gateway.Versio
 }
 
 // Stat reads the object's attributes with HeadObject.
-func (s *Store) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
-	if err := gateway.ValidateKey("stat", key); err != nil {
-		return gateway.Attrs{}, err
-	}
+func (s *driver) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
 	out, err := s.head(ctx, key)
 	if err != nil {
 		return gateway.Attrs{}, fail("stat", key, err)
@@ -134,17 +132,14 @@ func (s *Store) Stat(ctx context.Context, key string) (gateway.Attrs, error) {
 	}, nil
 }
 
-func (s *Store) head(ctx context.Context, key string) (*s3.HeadObjectOutput, error) {
+func (s *driver) head(ctx context.Context, key string) (*s3.HeadObjectOutput, error) {
 	var t tracker
 	return s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: s.full(key)}, t.option)
 }
 
 // GetStream opens the object for reading. Read errors from the body are
 // reported as *gateway.Error of kind ErrUnavailable.
-func (s *Store) GetStream(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
-	if err := gateway.ValidateKey("get", key); err != nil {
-		return nil, gateway.Attrs{}, err
-	}
+func (s *driver) GetStream(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
 	var t tracker
 	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.full(key)}, t.option)
 	if err != nil {
@@ -165,7 +160,7 @@ func (s *Store) GetStream(ctx context.Context, key string) (io.ReadCloser, gatew
 type body struct {
 	rc       io.ReadCloser
 	key      string
-	s        *Store
+	s        *driver
 	ctx      context.Context
 	etag     *string
 	read     int64
@@ -215,13 +210,7 @@ func (b *body) Close() error { return b.rc.Close() }
 // on that ETag, so a write that lands in between is never deleted blindly:
 // a stale IfMatch gets ErrPrecondition, and an unconditional Delete starts
 // over on the new object.
-func (s *Store) Delete(ctx context.Context, key string, c gateway.Cond) error {
-	if err := gateway.ValidateKey("delete", key); err != nil {
-		return err
-	}
-	if err := gateway.CheckDeleteCond(key, c); err != nil {
-		return err
-	}
+func (s *driver) Delete(ctx context.Context, key string, c gateway.Cond) error {
 	for attempt := 0; ; attempt++ {
 		h, err := s.head(ctx, key)
 		if err != nil {
@@ -270,7 +259,7 @@ func (s *Store) Delete(ctx context.Context, key string, c gateway.Cond) error {
 
 // wait sleeps before retry attempt+1 (exponential, capped at 2s), or
 // returns the context's error.
-func (s *Store) wait(ctx context.Context, attempt int) error {
+func (s *driver) wait(ctx context.Context, attempt int) error {
 	d := s.backoff << min(attempt, 6)
 	if d > 2*time.Second {
 		d = 2 * time.Second
@@ -288,7 +277,7 @@ func (s *Store) wait(ctx context.Context, attempt int) error {
 // MakeBucket creates the bucket (in the client's region). A bucket that
 // already exists and is owned by the caller, or that the caller can reach
 // without the right to create buckets, is success.
-func (s *Store) MakeBucket(ctx context.Context) error {
+func (s *driver) MakeBucket(ctx context.Context) error {
 	in := &s3.CreateBucketInput{Bucket: &s.bucket}
 	if r := s.client.Options().Region; r != "" && r != "us-east-1" {
 		in.CreateBucketConfiguration = &types.CreateBucketConfiguration{

@@ -36,9 +36,6 @@ var params = []string{
 	"part_size", "max_attempts",
 }
 
-// ErrBadURL is wrapped by every error about a malformed s3:// URL.
-var ErrBadURL = gateway.ErrBadURL
-
 // settings is a parsed s3:// URL.
 type settings struct {
 	Bucket          string
@@ -58,11 +55,11 @@ type settings struct {
 // secret: the URL is redacted before it is printed.
 func parseURL(u *url.URL) (settings, error) {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w %q: %s", ErrBadURL, shown(u), fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w %q: %s", gateway.ErrInvalidURL, shown(u), fmt.Sprintf(format, args...))
 	}
 	var s settings
 	if u == nil {
-		return s, fmt.Errorf("%w: nil URL", ErrBadURL)
+		return s, fmt.Errorf("%w: nil URL", gateway.ErrInvalidURL)
 	}
 	if !strings.EqualFold(u.Scheme, Scheme) {
 		return s, bad("scheme %q is not %q", u.Scheme, Scheme)
@@ -252,7 +249,7 @@ func Open(ctx context.Context, u *url.URL) (gateway.Store, error) {
 	}
 	if cfg.Region == "" {
 		if s.Endpoint == "" {
-			return nil, fmt.Errorf("%w %q: no region: add ?region= or set AWS_REGION", ErrBadURL, where)
+			return nil, fmt.Errorf("%w %q: no region: add ?region= or set AWS_REGION", gateway.ErrInvalidURL, where)
 		}
 		cfg.Region = "us-east-1"
 	}
@@ -274,6 +271,6 @@ func Open(ctx context.Context, u *url.URL) (gateway.Store, error) {
 		o.UsePathStyle = s.PathStyle
 	})
 	st := New(client, s.Bucket, s.Prefix)
-	st.partSize = s.PartSize
+	st.d.partSize = s.PartSize
 	return st, nil
 }

@@ -119,8 +119,8 @@ func TestParseURL(t *testing.T) {
 			if err == nil {
 				t.Fatal("parse: no error")
 			}
-			if !errors.Is(err, ErrBadURL) {
-				t.Errorf("error %q is not ErrBadURL", err)
+			if !errors.Is(err, gateway.ErrInvalidURL) {
+				t.Errorf("error %q is not ErrInvalidURL", err)
 			}
 			if !strings.Contains(err.Error(), tc.why) {
 				t.Errorf("error %q does not say %q", err, tc.why)
@@ -156,15 +156,15 @@ func TestOpen(t *testing.T) {
 	isolateAWS(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", emu.AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", emu.SecretKey)
-	u := mustParse(t, "s3://"+raw.bucket+"/team/q1?endpoint="+url.QueryEscape(emu.Endpoint)+"&path_style=true&max_attempts=2&part_size=5MiB")
+	u := mustParse(t, "s3://"+raw.d.bucket+"/team/q1?endpoint="+url.QueryEscape(emu.Endpoint)+"&path_style=true&max_attempts=2&part_size=5MiB")
 	st, err := Open(t.Context(), u)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
 	defer gateway.Close(st)
 	s := st.(*Store)
-	if s.partSize != 5<<20 || s.client.Options().Region != "us-east-1" || s.client.Options().RetryMaxAttempts != 2 {
-		t.Errorf("store: part size %d, region %q, max attempts %d", s.partSize, s.client.Options().Region, s.client.Options().RetryMaxAttempts)
+	if s.d.partSize != 5<<20 || s.d.client.Options().Region != "us-east-1" || s.d.client.Options().RetryMaxAttempts != 2 {
+		t.Errorf("store: part size %d, region %q, max attempts %d", s.d.partSize, s.d.client.Options().Region, s.d.client.Options().RetryMaxAttempts)
 	}
 	if err := gateway.MakeBucket(t.Context(), st); err != nil {
 		t.Fatalf("make bucket: %v", err)
@@ -201,7 +201,7 @@ func TestOpenProfileAndRole(t *testing.T) {
 	if err != nil {
 		t.Fatalf("open with a profile: %v", err)
 	}
-	o := st.(*Store).client.Options()
+	o := st.(*Store).d.client.Options()
 	if o.Region != "eu-west-3" {
 		t.Errorf("region %q, want the profile's eu-west-3", o.Region)
 	}
@@ -214,7 +214,7 @@ func TestOpenProfileAndRole(t *testing.T) {
 	if err != nil {
 		t.Fatalf("open with a role: %v", err)
 	}
-	o = st.(*Store).client.Options()
+	o = st.(*Store).d.client.Options()
 	if o.Region != "us-west-2" {
 		t.Errorf("region %q, want the URL's us-west-2", o.Region)
 	}
@@ -226,7 +226,7 @@ func TestOpenProfileAndRole(t *testing.T) {
 		t.Error("open with a missing profile: no error")
 	}
 	_, err = Open(t.Context(), mustParse(t, "s3://bucket/p"))
-	if !errors.Is(err, ErrBadURL) || !strings.Contains(err.Error(), "no region") {
+	if !errors.Is(err, gateway.ErrInvalidURL) || !strings.Contains(err.Error(), "no region") {
 		t.Errorf("open without a region: %v, want a bad URL error about the region", err)
 	}
 }
@@ -258,8 +258,8 @@ func FuzzParseURL(f *testing.F) {
 		}
 		s, err := parseURL(u)
 		if err != nil {
-			if !errors.Is(err, ErrBadURL) {
-				t.Fatalf("error %q is not ErrBadURL", err)
+			if !errors.Is(err, gateway.ErrInvalidURL) {
+				t.Fatalf("error %q is not ErrInvalidURL", err)
 			}
 			// Values of secret-looking parameters and passwords never show.
 			var secrets []string

@@ -12,7 +12,7 @@ func testCreateOnlyTwice(t *testing.T, s gateway.Store) {
 	ctx := t.Context()
 	v := mustPut(t, s, "commits/7", []byte("first"), gateway.IfAbsent())
 	_, err := s.Put(ctx, "commits/7", []byte("second"), gateway.IfAbsent())
-	checkErr(t, "second put if-absent", err, "commits/7", gateway.ErrExists)
+	WantKeyKind(t, "second put if-absent", err, "commits/7", gateway.ErrExists)
 	wantObject(t, s, "commits/7", []byte("first"), v)
 
 	// An unconditional write still replaces it; create-only still refuses.
@@ -21,7 +21,7 @@ func testCreateOnlyTwice(t *testing.T, s gateway.Store) {
 		t.Errorf("overwrite kept version %q", v)
 	}
 	_, err = s.Put(ctx, "commits/7", []byte("fourth"), gateway.IfAbsent())
-	checkErr(t, "put if-absent after overwrite", err, "commits/7", gateway.ErrExists)
+	WantKeyKind(t, "put if-absent after overwrite", err, "commits/7", gateway.ErrExists)
 	wantObject(t, s, "commits/7", []byte("third"), v2)
 }
 
@@ -33,7 +33,7 @@ func testStaleCAS(t *testing.T, s gateway.Store) {
 	v1 := mustPut(t, s, key, []byte("epoch=1"), gateway.IfAbsent())
 	v2 := mustPut(t, s, key, []byte("epoch=2"), gateway.IfMatch(v1))
 	_, err := s.Put(ctx, key, []byte("zombie"), gateway.IfMatch(v1))
-	checkErr(t, "put stale if-match", err, key, gateway.ErrPrecondition)
+	WantKeyKind(t, "put stale if-match", err, key, gateway.ErrPrecondition)
 	wantObject(t, s, key, []byte("epoch=2"), v2)
 
 	v3 := mustPut(t, s, key, []byte("epoch=3"), gateway.IfMatch(v2))
@@ -42,7 +42,7 @@ func testStaleCAS(t *testing.T, s gateway.Store) {
 	}
 	wantObject(t, s, key, []byte("epoch=3"), v3)
 	_, err = s.Put(ctx, key, []byte("zombie"), gateway.IfMatch(v2))
-	checkErr(t, "put stale if-match again", err, key, gateway.ErrPrecondition)
+	WantKeyKind(t, "put stale if-match again", err, key, gateway.ErrPrecondition)
 	wantObject(t, s, key, []byte("epoch=3"), v3)
 }
 
@@ -58,7 +58,7 @@ func testIfMatchMissing(t *testing.T, s gateway.Store) {
 	for _, v := range []gateway.Version{other, gone} {
 		for _, key := range []string{"gone", "never"} {
 			_, err := s.Put(ctx, key, []byte("x"), gateway.IfMatch(v))
-			checkErr(t, "put if-match on a missing key", err, key, gateway.ErrPrecondition)
+			WantKeyKind(t, "put if-match on a missing key", err, key, gateway.ErrPrecondition)
 			wantAbsent(t, s, key)
 		}
 	}
@@ -74,7 +74,7 @@ func testConditionalDelete(t *testing.T, s gateway.Store) {
 	v2 := mustPut(t, s, key, []byte("two"), gateway.None())
 
 	err := s.Delete(ctx, key, gateway.IfMatch(v1))
-	checkErr(t, "delete stale if-match", err, key, gateway.ErrPrecondition)
+	WantKeyKind(t, "delete stale if-match", err, key, gateway.ErrPrecondition)
 	wantObject(t, s, key, []byte("two"), v2)
 
 	if err := s.Delete(ctx, key, gateway.IfMatch(v2)); err != nil {
@@ -85,9 +85,9 @@ func testConditionalDelete(t *testing.T, s gateway.Store) {
 		t.Errorf("list after delete = %q, want nothing", keysOf(as))
 	}
 	err = s.Delete(ctx, key, gateway.None())
-	checkErr(t, "delete again", err, key, gateway.ErrNotFound)
+	WantKeyKind(t, "delete again", err, key, gateway.ErrNotFound)
 	err = s.Delete(ctx, key, gateway.IfMatch(v2))
-	checkErr(t, "delete if-match on a deleted key", err, key, gateway.ErrNotFound)
+	WantKeyKind(t, "delete if-match on a deleted key", err, key, gateway.ErrNotFound)
 
 	// The key can be created again, and deleted unconditionally.
 	v3 := mustPut(t, s, key, []byte("three"), gateway.IfAbsent())

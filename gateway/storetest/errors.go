@@ -17,16 +17,16 @@ func testNotFound(t *testing.T, s gateway.Store) {
 	mustPut(t, s, "offsets/0", []byte("x"), gateway.None())
 	for _, key := range []string{"offsets/1", "missing", "offsets/0.tmp", "deep/missing/key"} {
 		_, _, err := s.Get(ctx, key)
-		checkErr(t, "get", err, key, gateway.ErrNotFound)
+		WantKeyKind(t, "get", err, key, gateway.ErrNotFound)
 		_, err = s.Stat(ctx, key)
-		checkErr(t, "stat", err, key, gateway.ErrNotFound)
+		WantKeyKind(t, "stat", err, key, gateway.ErrNotFound)
 		rc, _, err := s.GetStream(ctx, key)
 		if rc != nil {
 			rc.Close()
 		}
-		checkErr(t, "get stream", err, key, gateway.ErrNotFound)
+		WantKeyKind(t, "get stream", err, key, gateway.ErrNotFound)
 		err = s.Delete(ctx, key, gateway.None())
-		checkErr(t, "delete", err, key, gateway.ErrNotFound)
+		WantKeyKind(t, "delete", err, key, gateway.ErrNotFound)
 	}
 }
 
@@ -55,22 +55,22 @@ func testInvalidKey(t *testing.T, s gateway.Store) {
 		t.Run(tc.name, func(t *testing.T) {
 			key := tc.key
 			_, _, err := s.Get(ctx, key)
-			checkErr(t, "get", err, key, gateway.ErrInvalidKey)
+			WantKeyKind(t, "get", err, key, gateway.ErrInvalidKey)
 			_, err = s.Stat(ctx, key)
-			checkErr(t, "stat", err, key, gateway.ErrInvalidKey)
+			WantKeyKind(t, "stat", err, key, gateway.ErrInvalidKey)
 			rc, _, err := s.GetStream(ctx, key)
 			if rc != nil {
 				rc.Close()
 			}
-			checkErr(t, "get stream", err, key, gateway.ErrInvalidKey)
+			WantKeyKind(t, "get stream", err, key, gateway.ErrInvalidKey)
 			_, err = s.Put(ctx, key, []byte("x"), gateway.None())
-			checkErr(t, "put", err, key, gateway.ErrInvalidKey)
+			WantKeyKind(t, "put", err, key, gateway.ErrInvalidKey)
 			_, err = s.Put(ctx, key, []byte("x"), gateway.IfAbsent())
-			checkErr(t, "put if-absent", err, key, gateway.ErrInvalidKey)
+			WantKeyKind(t, "put if-absent", err, key, gateway.ErrInvalidKey)
 			_, err = s.PutStream(ctx, key, strings.NewReader("x"), gateway.None())
-			checkErr(t, "put stream", err, key, gateway.ErrInvalidKey)
+			WantKeyKind(t, "put stream", err, key, gateway.ErrInvalidKey)
 			err = s.Delete(ctx, key, gateway.None())
-			checkErr(t, "delete", err, key, gateway.ErrInvalidKey)
+			WantKeyKind(t, "delete", err, key, gateway.ErrInvalidKey)
 		})
 	}
 	if got := listAll(t, s, ""); len(got) != 0 {
@@ -87,7 +87,7 @@ func testPrefixIsNotAnObject(t *testing.T, s gateway.Store) {
 	for _, key := range []string{"offsets", "state", "state/0", "state/0/0"} {
 		wantAbsent(t, s, key)
 		err := s.Delete(ctx, key, gateway.None())
-		checkErr(t, "delete", err, key, gateway.ErrNotFound)
+		WantKeyKind(t, "delete", err, key, gateway.ErrNotFound)
 	}
 	wantObject(t, s, "offsets/0", []byte("0"), "")
 	wantObject(t, s, "state/0/0/1.delta", []byte("d"), "")
@@ -143,17 +143,17 @@ func testUnsupportedCondition(t *testing.T, s gateway.Store) {
 	ctx := t.Context()
 	bogus := gateway.Cond{Kind: 99}
 	_, err := s.Put(ctx, "k", []byte("x"), bogus)
-	checkErr(t, "put cond 99", err, "k", gateway.ErrUnsupported)
+	WantKeyKind(t, "put cond 99", err, "k", gateway.ErrUnsupported)
 	_, err = s.PutStream(ctx, "k", bytes.NewReader([]byte("x")), bogus)
-	checkErr(t, "put stream cond 99", err, "k", gateway.ErrUnsupported)
+	WantKeyKind(t, "put stream cond 99", err, "k", gateway.ErrUnsupported)
 	wantAbsent(t, s, "k")
 
 	v := mustPut(t, s, "k", []byte("x"), gateway.None())
 	err = s.Delete(ctx, "k", gateway.IfAbsent())
-	checkErr(t, "delete if-absent", err, "k", gateway.ErrUnsupported)
+	WantKeyKind(t, "delete if-absent", err, "k", gateway.ErrUnsupported)
 	err = s.Delete(ctx, "k", bogus)
-	checkErr(t, "delete cond 99", err, "k", gateway.ErrUnsupported)
+	WantKeyKind(t, "delete cond 99", err, "k", gateway.ErrUnsupported)
 	_, err = s.Put(ctx, "k", []byte("y"), bogus)
-	checkErr(t, "put cond 99 over an object", err, "k", gateway.ErrUnsupported)
+	WantKeyKind(t, "put cond 99 over an object", err, "k", gateway.ErrUnsupported)
 	wantObject(t, s, "k", []byte("x"), v)
 }

@@ -11,40 +11,52 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 )
 
-// storeKinds are the error kinds a Store may return; an error matches
-// exactly one of them.
-var storeKinds = []error{
+// kinds are the error kinds a store operation may return; an error
+// matches exactly one of them.
+var kinds = []error{
 	gateway.ErrNotFound, gateway.ErrExists, gateway.ErrPrecondition,
 	gateway.ErrPermission, gateway.ErrUnavailable, gateway.ErrUnsupported,
-	gateway.ErrInvalidKey,
+	gateway.ErrInvalidKey, gateway.ErrUnknownOutcome,
 }
 
-// checkErr reports whether err is of kind and of no other store kind, is a
-// *gateway.Error for key, and names key in its message. It returns false
-// (after reporting) when err is nil.
-func checkErr(t *testing.T, what string, err error, key string, kind error) bool {
+// WantKind is the exact-kind check every backend's tests share: it reports
+// (with t.Errorf, naming what) unless err is of kind and of no other store
+// kind, and is a *gateway.Error. It returns false when err is nil.
+func WantKind(t testing.TB, what string, err, kind error) bool {
 	t.Helper()
 	if err == nil {
-		t.Errorf("%s %q: no error, want %v", what, key, kind)
+		t.Errorf("%s: no error, want %v", what, kind)
 		return false
 	}
 	if !errors.Is(err, kind) {
-		t.Errorf("%s %q: error %q is not %v", what, key, err, kind)
+		t.Errorf("%s: error %q is not %v", what, err, kind)
 	}
-	for _, k := range storeKinds {
+	for _, k := range kinds {
 		if k != kind && errors.Is(err, k) {
-			t.Errorf("%s %q: error %q is %v and also %v", what, key, err, kind, k)
+			t.Errorf("%s: error %q is %v and also %v", what, err, kind, k)
 		}
 	}
+	if !errors.As(err, new(*gateway.Error)) {
+		t.Errorf("%s: error %q (%T) is not a *gateway.Error", what, err, err)
+	}
+	return true
+}
+
+// WantKeyKind is WantKind for an error about key: the *gateway.Error must
+// name key, and its message must show it.
+func WantKeyKind(t testing.TB, what string, err error, key string, kind error) bool {
+	t.Helper()
+	what += " " + strconv.Quote(key)
+	if !WantKind(t, what, err, kind) {
+		return false
+	}
 	var ge *gateway.Error
-	if !errors.As(err, &ge) {
-		t.Errorf("%s %q: error %q (%T) is not a *gateway.Error", what, key, err, err)
-	} else if ge.Key != key {
-		t.Errorf("%s %q: error %q names key %q", what, key, err, ge.Key)
+	if errors.As(err, &ge) && ge.Key != key {
+		t.Errorf("%s: error %q names key %q", what, err, ge.Key)
 	}
 	// A key that prints as itself must appear verbatim in the message.
 	if strconv.Quote(key) == `"`+key+`"` && !strings.Contains(err.Error(), key) {
-		t.Errorf("%s %q: error %q does not name the key", what, key, err)
+		t.Errorf("%s: error %q does not name the key", what, err)
 	}
 	return true
 }
@@ -101,9 +113,9 @@ func wantObject(t *testing.T, s gateway.Store, key string, want []byte, v gatewa
 func wantAbsent(t *testing.T, s gateway.Store, key string) {
 	t.Helper()
 	_, _, err := s.Get(t.Context(), key)
-	checkErr(t, "get", err, key, gateway.ErrNotFound)
+	WantKeyKind(t, "get", err, key, gateway.ErrNotFound)
 	_, err = s.Stat(t.Context(), key)
-	checkErr(t, "stat", err, key, gateway.ErrNotFound)
+	WantKeyKind(t, "stat", err, key, gateway.ErrNotFound)
 }
 
 // listAll collects a listing, failing on the first error.

@@ -51,7 +51,7 @@ func testOddKeys(t *testing.T, s gateway.Store) {
 				}
 			}
 			_, err := s.Put(ctx, tc.key, []byte("again"), gateway.IfAbsent())
-			checkErr(t, "put if-absent", err, tc.key, gateway.ErrExists)
+			WantKeyKind(t, "put if-absent", err, tc.key, gateway.ErrExists)
 		})
 		all = append(all, tc.key)
 	}

@@ -122,7 +122,7 @@ func testListInvalidPrefix(t *testing.T, s gateway.Store) {
 		for _, err := range s.List(t.Context(), p) {
 			n++
 			if n == 1 {
-				checkErr(t, "list", err, p, gateway.ErrInvalidKey)
+				WantKeyKind(t, "list", err, p, gateway.ErrInvalidKey)
 			}
 		}
 		if n != 1 {

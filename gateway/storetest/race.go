@@ -53,7 +53,7 @@ func oneWinner(t *testing.T, s gateway.Store, key string, results []raceResult, 
 				t.Errorf("winner %d got an empty version", i)
 			}
 		default:
-			checkErr(t, fmt.Sprintf("writer %d", i), r.err, key, loserKind)
+			WantKeyKind(t, fmt.Sprintf("writer %d", i), r.err, key, loserKind)
 		}
 	}
 	if winner < 0 {

@@ -467,3 +467,95 @@ test_user_warn_is_no_break_glass if {
 	not d.break_glass
 	count(d.warn) == 1
 }
+
+# --- CKG-P002: a job's own purge (input.purge) is allowed, nothing a restart needs
+
+purge(key, facts) := object.union(mutation("delete", key, "none", job), {"purge": facts})
+
+test_p002_job_purges_offsets_below_floor_allowed if {
+	d := gateway.decision with input as purge("offsets/3", {"log": "offsets", "batch": 3, "latest_offsets": 20, "latest_commit": 19, "restart_floor": 19})
+	d.allow
+}
+
+test_p002_job_deletes_offsets_at_floor_denied if {
+	d := gateway.decision with input as purge("offsets/19", {"log": "offsets", "batch": 19, "latest_offsets": 20, "latest_commit": 19, "restart_floor": 19})
+	ids(d) == {"CKG-P002"}
+	some v in d.deny
+	contains(v.msg, "restart floor 19")
+}
+
+test_p002_job_deletes_without_floor_denied if {
+	d := gateway.decision with input as purge("offsets/3", {"log": "offsets", "batch": 3, "latest_offsets": 20})
+	ids(d) == {"CKG-P002"}
+}
+
+test_p002_job_purges_compacted_source_allowed if {
+	d := gateway.decision with input as purge("sources/0/4", {"log": "sources", "batch": 4, "latest_compact": 9})
+	d.allow
+}
+
+test_p002_job_deletes_uncompacted_source_denied if {
+	d := gateway.decision with input as purge("sources/0/12", {"log": "sources", "batch": 12, "latest_compact": 9})
+	ids(d) == {"CKG-P002"}
+}
+
+test_p002_purge_facts_never_cover_metadata if {
+	d := gateway.decision with input as purge("metadata", {"log": "offsets", "batch": 0, "restart_floor": 19})
+	ids(d) == {"CKG-P002"}
+}
+
+test_p002_housekeeping_purge_still_denied if {
+	inp := object.union(mutation("delete", "offsets/3", "none", {"id": "cron", "kind": "housekeeping"}), {"purge": {"log": "offsets", "batch": 3, "restart_floor": 19}})
+	d := gateway.decision with input as inp
+	"CKG-P004" in ids(d)
+}
+
+# --- CKG-P014 root-owner
+
+test_p014_owner_writes_allowed if {
+	d := gateway.decision with input as object.union(mutation("put", "state/0/0/1.delta", "none", job), {"root_owner": "svc-q1"})
+	d.allow
+}
+
+test_p014_other_job_denied if {
+	d := gateway.decision with input as object.union(mutation("put", "state/0/0/1.delta", "none", job), {"root_owner": "svc-q2"})
+	ids(d) == {"CKG-P014"}
+	some v in d.deny
+	contains(v.msg, "owned by svc-q2")
+}
+
+test_p014_other_job_delete_denied if {
+	d := gateway.decision with input as object.union(mutation("delete", "offsets/.3.tmp", "none", job), {"root_owner": "svc-q2"})
+	ids(d) == {"CKG-P014"}
+}
+
+test_p014_owner_record_never_written if {
+	inp := object.union(mutation("put", "_ckgate/root-owner", "none", job), {"root_owner": "svc-q1"})
+	d := gateway.decision with input as inp
+	ids(d) == {"CKG-P014"}
+}
+
+test_p014_no_owner_no_refusal if {
+	d := gateway.decision with input as mutation("put", "state/0/0/1.delta", "none", job)
+	d.allow
+}
+
+# --- CKG-P015 zombie-writer
+
+test_p015_fenced_process_denied if {
+	inp := object.union(mutation("put", "state/0/0/9.delta", "none", job), {"process": {"id": "old", "fenced_by": "new", "fenced_at_batch": 8}})
+	d := gateway.decision with input as inp
+	ids(d) == {"CKG-P015"}
+	some v in d.deny
+	contains(v.msg, "committed over by process new at batch 8")
+}
+
+test_p015_current_process_allowed if {
+	d := gateway.decision with input as object.union(mutation("put", "state/0/0/9.delta", "none", job), {"process": {"id": "new"}})
+	d.allow
+}
+
+test_p014_committer_record_never_written if {
+	d := gateway.decision with input as mutation("put", "_ckgate/committer", "none", job)
+	ids(d) == {"CKG-P014"}
+}

@@ -21,7 +21,7 @@ rules := {
 		"name": "job-deletes-log-entry",
 		"severity": "deny",
 		"scope": "gateway",
-		"description": "A job principal never deletes a log entry (offsets/N, commits/N, sources/S/N, metadata, _spark_metadata/N, a file sink's _ckgate/sink-owner/N).",
+		"description": "A job principal deletes no log entry (offsets/N, commits/N, sources/S/N, metadata, _spark_metadata/N, a file sink's _ckgate/sink-owner/N) that a restart needs: only its own purge, of offsets/N and commits/N below the restart floor (min(latest offsets - 1, latest commit)) and of sources/S/N and _spark_metadata/N below the newest N.compact of their log.",
 	},
 	"CKG-P003": {
 		"name": "log-entry-overwrite",
@@ -82,6 +82,18 @@ rules := {
 		"severity": "deny",
 		"scope": "open",
 		"description": "Opening a checkpoint states the query id it is opened for.",
+	},
+	"CKG-P014": {
+		"name": "root-owner",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "Behind a shared front door (ckgate serve), the first job principal to write a checkpoint root's metadata owns the root (recorded create-only in <root>/_ckgate/root-owner): every other job principal's writes under it are refused, and nobody writes or deletes the record itself (nor the root's committer record).",
+	},
+	"CKG-P015": {
+		"name": "zombie-writer",
+		"severity": "deny",
+		"scope": "gateway",
+		"description": "Behind a shared front door, a driver process that a newer process has committed over (the root's _ckgate/committer record; processes named by S3A's audit referrer) writes and deletes nothing under the root.",
 	},
 	"CKG-P013": {
 		"name": "sink-adoption",

@@ -127,6 +127,25 @@ is_log_key if {
 
 is_log_key if sink_log_entry(input.location)
 
+# purgeable is true when the log entry a delete touches is one that the
+# query's own purge removes and no restart needs (input.purge, see
+# policy.PurgeFacts): an offsets/N or commits/N below the restart floor
+# (min(latest offsets - 1, latest commit): a restart reads offsets/L,
+# offsets/L-1 and the latest commit), or a sources/S/N or
+# _spark_metadata/N (.compact or not) below the newest N.compact of its
+# log, which covers it. metadata and a sink's owner records never are.
+purgeable if {
+	input.purge.log in {"offsets", "commits"}
+	regex.match(`/(?:offsets|commits)/[0-9]+$`, input.location)
+	input.purge.batch < input.purge.restart_floor
+}
+
+purgeable if {
+	input.purge.log in {"sources", "spark_metadata"}
+	regex.match(`/(?:sources/[^/]+|_spark_metadata)/[0-9]+(?:\.compact)?$`, input.location)
+	input.purge.batch < input.purge.latest_compact
+}
+
 # root_log_entry(rel) is true for a log entry's name relative to its root.
 root_log_entry(r) if regex.match(`^(?:(?:offsets|commits)/[0-9]+|sources/[^/]+/[0-9]+(?:\.compact)?|metadata)$`, r)
 
