@@ -41,4 +41,22 @@
 // windows, sessions and dedup keys. When the watermark has moved past the
 // last batch's and there is no new data, a no-data batch runs so that
 // closed windows are emitted (as Spark does).
+//
+// # Errors
+//
+// Checked with errors.Is; the CLI's exit status for each is in brackets
+// (cmd/ckgate/exitcode.go chooses it):
+//
+//   - ErrCorrupt [1]: the checkpoint's log or a file a restart reads is not
+//     what the engine wrote (a gap, a commit without offsets, bytes that do
+//     not decode). It is checkpoint.ErrCorrupt (and engine/state's
+//     ErrCorrupt): one value, whichever layer found the damage. Open's
+//     refusal is a *CorruptError naming the key and the next step.
+//   - ErrIncompatible [1]: the spec's source, sink, stateful plan or state
+//     format differs from what _ckgate/plan.json records.
+//   - checkpoint.ErrUnsupportedVersion [1]: a file of a newer version than
+//     this engine reads (a *CorruptError too, refused the same way).
+//   - gateway.ErrInUse, gateway.ErrFenced [3]: another writer holds or took
+//     the checkpoint; the store's own kinds (gateway.ErrPermission,
+//     gateway.ErrUnavailable, …) pass through wrapped with the key [1].
 package engine

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ckgate/ckgate/engine"
+	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/sink"
 	"github.com/ckgate/ckgate/gateway"
 )
@@ -34,11 +35,11 @@ func checkpointShows(t *testing.T, w *world) {
 
 func recordedSink(t *testing.T, w *world) map[string]string {
 	t.Helper()
-	data, _, err := w.cp.Get(context.Background(), engine.PlanKey)
+	data, _, err := w.cp.Get(context.Background(), checkpoint.PlanKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p engine.Plan
+	var p checkpoint.EnginePlan
 	if err := json.Unmarshal(data, &p); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestHTTPSinkOldPlanRewritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	data, v, err := w.cp.Get(ctx, engine.PlanKey)
+	data, v, err := w.cp.Get(ctx, checkpoint.PlanKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestHTTPSinkOldPlanRewritten(t *testing.T) {
 	}
 	p["sink"] = map[string]string{"kind": "http", "url": srv.URL + "/hook?code=SECRETCODE1&token=REDACTED&x=1"}
 	old, _ := json.MarshalIndent(p, "", "  ")
-	if _, err := w.cp.Put(ctx, engine.PlanKey, old, gateway.IfMatch(v)); err != nil {
+	if _, err := w.cp.Put(ctx, checkpoint.PlanKey, old, gateway.IfMatch(v)); err != nil {
 		t.Fatal(err)
 	}
 	writeEvents(t, w, "in", files)

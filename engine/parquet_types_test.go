@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ckgate/ckgate/engine"
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/sink"
 	"github.com/ckgate/ckgate/gateway"
@@ -159,11 +158,11 @@ func TestParquetSinkKeepsRecordedFormat(t *testing.T) {
 			}
 			// the plan as the older ckgate (or format 1) left it
 			ctx := context.Background()
-			data, v, err := w.cp.Get(ctx, engine.PlanKey)
+			data, v, err := w.cp.Get(ctx, checkpoint.PlanKey)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var p engine.Plan
+			var p checkpoint.EnginePlan
 			if err := json.Unmarshal(data, &p); err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +171,7 @@ func TestParquetSinkKeepsRecordedFormat(t *testing.T) {
 			}
 			tc.edit(p.Settings.SinkOptions)
 			b, _ := json.Marshal(p)
-			if _, err := w.cp.Put(ctx, engine.PlanKey, b, gateway.IfMatch(v)); err != nil {
+			if _, err := w.cp.Put(ctx, checkpoint.PlanKey, b, gateway.IfMatch(v)); err != nil {
 				t.Fatal(err)
 			}
 			before := len(manifestFiles(t, outDir))
@@ -194,7 +193,7 @@ func TestParquetSinkKeepsRecordedFormat(t *testing.T) {
 					t.Fatalf("%s: window_start is %s, want %s (the recorded format %s)", f, types["window_start"], want, tc.format)
 				}
 			}
-			data, _, _ = w.cp.Get(ctx, engine.PlanKey)
+			data, _, _ = w.cp.Get(ctx, checkpoint.PlanKey)
 			if err := json.Unmarshal(data, &p); err != nil {
 				t.Fatal(err)
 			}

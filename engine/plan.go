@@ -18,66 +18,28 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 )
 
-// PlanKey is the plan file of a checkpoint.
-const PlanKey = checkpoint.PlanKey
-
-// Plan is the content of _ckgate/plan.json: what the first run fixed.
-type Plan struct {
-	Version     int               `json:"version"`
-	Name        string            `json:"name"`
-	Fingerprint string            `json:"fingerprint"`
-	Stateful    PlanStateful      `json:"plan"`
-	Partitions  int               `json:"partitions"`
-	Source      map[string]string `json:"source"`
-	Sink        map[string]string `json:"sink"`
-	// Settings are those of the latest run (plan_settings.go); nil in a
-	// plan written before ckgate recorded them.
-	Settings *PlanSettings `json:"settings,omitempty"`
-}
-
-// PlanStateful is the part of a spec that a restart may not change:
-// Spark's rule, "no change to stateful operations or the source".
-type PlanStateful struct {
-	SourceKind string           `json:"source_kind"`
-	EventTime  string           `json:"event_time,omitempty"`
-	Operator   string           `json:"operator"`
-	Keys       []string         `json:"keys,omitempty"`
-	SizeMs     int64            `json:"size_ms,omitempty"`
-	SlideMs    int64            `json:"slide_ms,omitempty"`
-	GapMs      int64            `json:"gap_ms,omitempty"`
-	Aggregates []spec.Aggregate `json:"aggregates,omitempty"`
-	OutputMode string           `json:"output_mode"`
-}
-
-func planOf(s *spec.Spec) PlanStateful {
+func planOf(s *spec.Spec) checkpoint.PlanStateful {
 	o := s.Operator
-	p := PlanStateful{SourceKind: s.Source.Kind, Operator: o.Kind, Keys: o.Keys, SizeMs: o.Size.Ms(),
-		SlideMs: o.Slide.Ms(), GapMs: o.Gap.Ms(), Aggregates: o.Aggregates, OutputMode: s.OutputMode}
+	p := checkpoint.PlanStateful{SourceKind: s.Source.Kind, Operator: o.Kind, Keys: o.Keys, SizeMs: o.Size.Ms(),
+		SlideMs: o.Slide.Ms(), GapMs: o.Gap.Ms(), OutputMode: s.OutputMode}
+	for _, a := range o.Aggregates {
+		p.Aggregates = append(p.Aggregates, checkpoint.PlanAggregate{Func: a.Func, Field: a.Field})
+	}
 	if s.Stateful() {
 		p.EventTime = s.EventTime
 	}
 	return p
 }
 
-// MarshalJSON writes an aggregate as {"func":…,"field":…}.
-func aggJSON(a spec.Aggregate) string {
-	return a.Func + ":" + a.Field
-}
-
-func fingerprint(p PlanStateful) string {
+func fingerprint(p checkpoint.PlanStateful) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "source=%s;event_time=%s;operator=%s;keys=%s;size=%d;slide=%d;gap=%d;mode=%s;aggs=",
 		p.SourceKind, p.EventTime, p.Operator, strings.Join(p.Keys, ","), p.SizeMs, p.SlideMs, p.GapMs, p.OutputMode)
 	for _, a := range p.Aggregates {
-		b.WriteString(aggJSON(a) + ",")
+		b.WriteString(a.Func + ":" + a.Field + ",")
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-func (p Plan) encode() []byte {
-	b, _ := json.MarshalIndent(p, "", "  ")
-	return append(b, '\n')
 }
 
 // planNote says what checkPlan changed in a recorded plan.
@@ -105,38 +67,34 @@ type planNote struct {
 // or state) has no output or state built on its plan: a different spec
 // replaces the recorded plan there, compare-and-swap, instead of being
 // refused; replaced then says what changed.
-func checkPlan(ctx context.Context, cp gateway.Store, want Plan) (Plan, planNote, error) {
-	data, v, err := gateway.GetBounded(ctx, cp, PlanKey, 0)
+func checkPlan(ctx context.Context, cp gateway.Store, want checkpoint.EnginePlan) (checkpoint.EnginePlan, planNote, error) {
+	data, v, err := gateway.GetBounded(ctx, cp, checkpoint.PlanKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
-		if _, err := cp.Put(ctx, PlanKey, want.encode(), gateway.IfAbsent()); err != nil && !errors.Is(err, gateway.ErrExists) {
-			return Plan{}, planNote{}, fmt.Errorf("write %s: %w", PlanKey, err)
+		if _, err := cp.Put(ctx, checkpoint.PlanKey, want.Encode(), gateway.IfAbsent()); err != nil && !errors.Is(err, gateway.ErrExists) {
+			return checkpoint.EnginePlan{}, planNote{}, fmt.Errorf("write %s: %w", checkpoint.PlanKey, err)
 		} else if err == nil {
 			return want, planNote{}, nil
 		}
-		data, v, err = gateway.GetBounded(ctx, cp, PlanKey, 0)
+		data, v, err = gateway.GetBounded(ctx, cp, checkpoint.PlanKey, 0)
 	}
 	if err != nil {
-		return Plan{}, planNote{}, fmt.Errorf("read %s: %w", PlanKey, err)
+		return checkpoint.EnginePlan{}, planNote{}, fmt.Errorf("read %s: %w", checkpoint.PlanKey, err)
 	}
-	var got Plan
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&got); err != nil {
-		return Plan{}, planNote{}, fmt.Errorf("%s: %w: %w", PlanKey, ErrCorrupt, err)
+	got, err := checkpoint.DecodePlan(data)
+	if err != nil {
+		return checkpoint.EnginePlan{}, planNote{}, fmt.Errorf("%s: %w", checkpoint.PlanKey, err)
 	}
-	if got.Version != 1 {
-		return Plan{}, planNote{}, fmt.Errorf("%s: plan version %d (this ckgate understands 1)", PlanKey, got.Version)
-	}
-	p, updated, err := comparePlan(ctx, cp, got, v, want)
+	p, updated, err := comparePlan(ctx, cp, *got, v, want)
 	if errors.Is(err, ErrIncompatible) {
 		empty, eerr := HoldsNoBatch(ctx, cp)
 		if eerr != nil {
-			return Plan{}, planNote{}, errors.Join(err, eerr)
+			return checkpoint.EnginePlan{}, planNote{}, errors.Join(err, eerr)
 		}
 		if empty {
-			if _, perr := cp.Put(ctx, PlanKey, want.encode(), gateway.IfMatch(v)); perr != nil {
-				return Plan{}, planNote{}, fmt.Errorf("%w; the checkpoint holds no batch yet, but replacing its plan failed: %w", err, perr)
+			if _, perr := cp.Put(ctx, checkpoint.PlanKey, want.Encode(), gateway.IfMatch(v)); perr != nil {
+				return checkpoint.EnginePlan{}, planNote{}, fmt.Errorf("%w; the checkpoint holds no batch yet, but replacing its plan failed: %w", err, perr)
 			}
-			return want, planNote{Replaced: strings.TrimPrefix(err.Error(), PlanKey+": "+ErrIncompatible.Error()+": ")}, nil
+			return want, planNote{Replaced: strings.TrimPrefix(err.Error(), checkpoint.PlanKey+": "+ErrIncompatible.Error()+": ")}, nil
 		}
 	}
 	return p, planNote{Updated: updated}, err
@@ -163,29 +121,29 @@ func HoldsNoBatch(ctx context.Context, cp gateway.Store) (bool, error) {
 // comparePlan compares the recorded plan got (at version v) with want,
 // and writes it again when its settings or a stale sink identity differ;
 // updated says which settings.
-func comparePlan(ctx context.Context, cp gateway.Store, got Plan, v gateway.Version, want Plan) (_ Plan, updated string, _ error) {
+func comparePlan(ctx context.Context, cp gateway.Store, got checkpoint.EnginePlan, v gateway.Version, want checkpoint.EnginePlan) (_ checkpoint.EnginePlan, updated string, _ error) {
 	if !maps.Equal(got.Source, want.Source) {
-		return Plan{}, "", fmt.Errorf("%s: %w: the source differs: the checkpoint was written for %s, the spec reads %s",
-			PlanKey, ErrIncompatible, describe(got.Source), describe(want.Source))
+		return checkpoint.EnginePlan{}, "", fmt.Errorf("%s: %w: the source differs: the checkpoint was written for %s, the spec reads %s",
+			checkpoint.PlanKey, ErrIncompatible, describe(got.Source), describe(want.Source))
 	}
 	if !sink.SameIdentity(got.Sink, want.Sink) {
 		hidden := ""
 		if sink.HiddenChange(got.Sink, want.Sink) {
 			hidden = " (the same URL but for a hidden part: user info, a query value or the fragment, which the plan records as a SHA-256; a rotated key counts too)"
 		}
-		return Plan{}, "", fmt.Errorf("%s: %w: the sink differs: the checkpoint was written for %s, the spec writes %s%s",
-			PlanKey, ErrIncompatible, describe(got.Sink), describe(want.Sink), hidden)
+		return checkpoint.EnginePlan{}, "", fmt.Errorf("%s: %w: the sink differs: the checkpoint was written for %s, the spec writes %s%s",
+			checkpoint.PlanKey, ErrIncompatible, describe(got.Sink), describe(want.Sink), hidden)
 	}
 	if got.Fingerprint != want.Fingerprint {
-		return Plan{}, "", fmt.Errorf("%s: %w: the stateful plan changed (%s); Spark's rule: no change to stateful operators between restarts",
-			PlanKey, ErrIncompatible, planDiff(got.Stateful, want.Stateful))
+		return checkpoint.EnginePlan{}, "", fmt.Errorf("%s: %w: the stateful plan changed (%s); Spark's rule: no change to stateful operators between restarts",
+			checkpoint.PlanKey, ErrIncompatible, planDiff(got.Stateful, want.Stateful))
 	}
 	if got.Partitions <= 0 {
-		return Plan{}, "", fmt.Errorf("%s: %w: partitions %d", PlanKey, ErrCorrupt, got.Partitions)
+		return checkpoint.EnginePlan{}, "", fmt.Errorf("%s: %w: partitions %d", checkpoint.PlanKey, ErrCorrupt, got.Partitions)
 	}
 	if g, w := got.Settings, want.Settings; g != nil && w != nil && g.StateFormat != "" && w.StateFormat != "" && g.StateFormat != w.StateFormat {
-		return Plan{}, "", fmt.Errorf("%s: %w: the state format differs: the checkpoint's state is %s, this engine reads and writes %s",
-			PlanKey, ErrIncompatible, g.StateFormat, w.StateFormat)
+		return checkpoint.EnginePlan{}, "", fmt.Errorf("%s: %w: the state format differs: the checkpoint's state is %s, this engine reads and writes %s",
+			checkpoint.PlanKey, ErrIncompatible, g.StateFormat, w.StateFormat)
 	}
 	stale := sink.Stale(got.Sink, want.Sink)
 	if stale {
@@ -194,14 +152,14 @@ func comparePlan(ctx context.Context, cp gateway.Store, got Plan, v gateway.Vers
 	if want.Settings != nil {
 		var err error
 		if want.Settings, err = keepSinkFormat(ctx, cp, got.Settings, want.Settings); err != nil {
-			return Plan{}, "", err
+			return checkpoint.EnginePlan{}, "", err
 		}
 		updated = settingsDiff(got.Settings, *want.Settings)
 		got.Settings = want.Settings
 	}
 	if stale || updated != "" {
-		if _, err := cp.Put(ctx, PlanKey, got.encode(), gateway.IfMatch(v)); err != nil {
-			return Plan{}, "", fmt.Errorf("write %s again with the spec's settings and without secrets: %w", PlanKey, err)
+		if _, err := cp.Put(ctx, checkpoint.PlanKey, got.Encode(), gateway.IfMatch(v)); err != nil {
+			return checkpoint.EnginePlan{}, "", fmt.Errorf("write %s again with the spec's settings and without secrets: %w", checkpoint.PlanKey, err)
 		}
 	}
 	return got, updated, nil
@@ -220,7 +178,7 @@ func describe(m map[string]string) string {
 	return "{" + strings.Join(parts, " ") + "}"
 }
 
-func planDiff(a, b PlanStateful) string {
+func planDiff(a, b checkpoint.PlanStateful) string {
 	if d := jsonDiff(a, b); d != "" {
 		return d
 	}
@@ -235,7 +193,10 @@ func jsonDiff(a, b any) string {
 	_ = json.Unmarshal(ja, &ma)
 	_ = json.Unmarshal(jb, &mb)
 	var diffs []string
-	for _, k := range slices.Sorted(maps.Keys(mergeKeys(ma, mb))) {
+	all := map[string]any{}
+	maps.Copy(all, ma)
+	maps.Copy(all, mb)
+	for _, k := range slices.Sorted(maps.Keys(all)) {
 		x, _ := json.Marshal(ma[k])
 		y, _ := json.Marshal(mb[k])
 		if !bytes.Equal(x, y) {
@@ -243,15 +204,4 @@ func jsonDiff(a, b any) string {
 		}
 	}
 	return strings.Join(diffs, "; ")
-}
-
-func mergeKeys(a, b map[string]any) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
-	}
-	return out
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/sink"
 	"github.com/ckgate/ckgate/engine/spec"
 	"github.com/ckgate/ckgate/gateway"
@@ -21,38 +22,13 @@ import (
 // restored by this engine.
 const StateFormat = "ckgs/1"
 
-// PlanSettings is the part of _ckgate/plan.json that a restart may change
-// but that its result depends on: the watermark, the where filter, the
-// source's and sink's other options and the state format. The engine
-// records those of the latest run (a restart with other settings writes
-// them again, compare-and-swap, and says what changed); `ckgate compat`
-// classifies a change of each. Plans written before ckgate recorded them
-// have none (Plan.Settings is nil): compat then lists them as unchecked.
-type PlanSettings struct {
-	// EventTime is the spec's event_time, also for a stateless query.
-	EventTime string `json:"event_time"`
-	// WatermarkMs is the watermark delay in milliseconds.
-	WatermarkMs int64 `json:"watermark_ms"`
-	// Where is the where filter as written ("" = none).
-	Where string `json:"where"`
-	// SourceOptions are the source's options that are not its identity
-	// (rate limits, starting offsets, brokers).
-	SourceOptions map[string]string `json:"source_options"`
-	// SinkOptions are the sink's options that are not its identity: an
-	// HTTP sink's timeout, batch size and header names (their values only
-	// as a SHA-256: they may hold secrets).
-	SinkOptions map[string]string `json:"sink_options"`
-	// StateFormat is StateFormat for a stateful query, "" otherwise.
-	StateFormat string `json:"state_format"`
-}
-
 // HeadersHashKey is the sink option that holds the SHA-256 of an HTTP
 // sink's header names and values.
 const HeadersHashKey = "headers_sha256"
 
 // SettingsOf returns the settings of s as the engine records them.
-func SettingsOf(s *spec.Spec) PlanSettings {
-	p := PlanSettings{EventTime: s.EventTime, WatermarkMs: s.Watermark.Ms(), Where: s.Where,
+func SettingsOf(s *spec.Spec) checkpoint.PlanSettings {
+	p := checkpoint.PlanSettings{EventTime: s.EventTime, WatermarkMs: s.Watermark.Ms(), Where: s.Where,
 		SourceOptions: map[string]string{}, SinkOptions: map[string]string{}}
 	src := s.Source
 	switch src.Kind {
@@ -93,7 +69,7 @@ func SettingsOf(s *spec.Spec) PlanSettings {
 
 // settingsDiff says what differs between the recorded settings (nil: a
 // plan written before ckgate recorded them) and want, "" when nothing.
-func settingsDiff(got *PlanSettings, want PlanSettings) string {
+func settingsDiff(got *checkpoint.PlanSettings, want checkpoint.PlanSettings) string {
 	if got == nil {
 		return "the plan did not record the settings (watermark, where, source and sink options, state format): recorded now"
 	}
@@ -105,7 +81,7 @@ func settingsDiff(got *PlanSettings, want PlanSettings) string {
 // records none has format 1), so that an existing sink never mixes two
 // shapes of files; a checkpoint that holds no batch yet has written
 // nothing to its sink and takes the spec's version.
-func keepSinkFormat(ctx context.Context, cp gateway.Store, got *PlanSettings, want *PlanSettings) (*PlanSettings, error) {
+func keepSinkFormat(ctx context.Context, cp gateway.Store, got *checkpoint.PlanSettings, want *checkpoint.PlanSettings) (*checkpoint.PlanSettings, error) {
 	v, ok := want.SinkOptions[sink.FormatVersionKey]
 	if !ok {
 		return want, nil

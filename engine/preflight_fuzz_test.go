@@ -57,7 +57,7 @@ func preflightCheckpoint(tb testing.TB) map[string][]byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	plan := Plan{Version: 1, Name: "q", Fingerprint: "sha256:x", Partitions: 1,
+	plan := checkpoint.EnginePlan{Version: 1, Name: "q", Fingerprint: "sha256:x", Partitions: 1,
 		Source: map[string]string{"kind": "files"}, Sink: map[string]string{"kind": "noop"}}
 	return map[string][]byte{
 		checkpoint.MetadataKey:              checkpoint.StreamMetadata{ID: "5f0e0c8c-3b5e-4a43-9c8e-2f9f3c1c2d7a"}.Encode(),
@@ -70,7 +70,7 @@ func preflightCheckpoint(tb testing.TB) map[string][]byte {
 		checkpoint.OperatorMetadataKey("0"): op,
 		"state/0/0/1_aa.snapshot":           snap,
 		"state/0/0/2_bb.delta":              delta,
-		checkpoint.PlanKey:                  plan.encode(),
+		checkpoint.PlanKey:                  plan.Encode(),
 	}
 }
 

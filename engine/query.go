@@ -60,7 +60,7 @@ type Query struct {
 	cp    gateway.Store
 	id    string
 	runID string
-	plan  Plan
+	plan  checkpoint.EnginePlan
 
 	src   source.Source
 	snk   sink.Sink
@@ -215,7 +215,7 @@ func Open(ctx context.Context, s *spec.Spec, opts Options) (_ *Query, err error)
 	}
 	q.src = src
 	ps, settings := planOf(s), SettingsOf(s)
-	want := Plan{Version: 1, Name: s.Name, Fingerprint: fingerprint(ps), Stateful: ps, Partitions: s.Partitions,
+	want := checkpoint.EnginePlan{Version: 1, Name: s.Name, Fingerprint: fingerprint(ps), Stateful: ps, Partitions: s.Partitions,
 		Source: q.src.Identity(), Sink: q.snk.Identity(), Settings: &settings}
 	var note planNote
 	if q.plan, note, err = checkPlan(ctx, q.cp, want); err != nil {
@@ -284,26 +284,22 @@ func ownerLocation(raw string) string {
 
 // readQueryID returns the id in metadata, or a new one.
 func readQueryID(ctx context.Context, st gateway.Store) (string, bool, error) {
-	data, _, err := gateway.GetBounded(ctx, st, checkpoint.MetadataKey, 0)
-	if errors.Is(err, gateway.ErrNotFound) {
-		// a first run that took the writer record and stopped before
-		// writing metadata: the checkpoint is that query's
-		rec, _, rerr := gateway.GetBounded(ctx, st, gateway.WriterKey, 0)
-		if rerr == nil {
-			if w, perr := gateway.ParseWriterRecord(rec); perr == nil && w.QueryID != "" {
-				return w.QueryID, true, nil
-			}
+	id, err := checkpoint.ReadQueryID(ctx, st)
+	if err != nil {
+		return "", false, err
+	}
+	if id != "" {
+		return id, false, nil
+	}
+	// a first run that took the writer record and stopped before writing
+	// metadata: the checkpoint is that query's
+	rec, _, rerr := gateway.GetBounded(ctx, st, gateway.WriterKey, 0)
+	if rerr == nil {
+		if w, perr := gateway.ParseWriterRecord(rec); perr == nil && w.QueryID != "" {
+			return w.QueryID, true, nil
 		}
-		return NewUUID(), true, nil
 	}
-	if err != nil {
-		return "", false, fmt.Errorf("read metadata: %w", err)
-	}
-	md, err := checkpoint.DecodeStreamMetadata(data)
-	if err != nil {
-		return "", false, fmt.Errorf("metadata: %w", err)
-	}
-	return md.ID, false, nil
+	return NewUUID(), true, nil
 }
 
 // resolve makes a relative path absolute against BaseDir.

@@ -3,10 +3,8 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"strconv"
 	"strings"
@@ -172,15 +170,8 @@ func preflight(ctx context.Context, st gateway.Store, s *spec.Spec) error {
 	if data, err := get(checkpoint.PlanKey); err != nil {
 		return err
 	} else if data != nil {
-		var p Plan
-		if err := json.NewDecoder(bytes.NewReader(data)).Decode(&p); err != nil {
-			return refuse(checkpoint.PlanKey, data, planErr(err))
-		}
-		switch {
-		case p.Version > 1:
-			return refuse(checkpoint.PlanKey, data, &checkpoint.VersionError{What: "plan", Found: p.Version, Max: 1})
-		case p.Version < 1:
-			return refuse(checkpoint.PlanKey, data, fmt.Errorf("%w: plan version %d", checkpoint.ErrCorrupt, p.Version))
+		if _, err := checkpoint.DecodePlan(data); err != nil {
+			return refuse(checkpoint.PlanKey, data, err)
 		}
 	}
 	if data, err := get(checkpoint.OperatorMetadataKey("0")); err != nil {
@@ -238,15 +229,6 @@ func decodeSourceStart(kind string, data []byte) error {
 		return fmt.Errorf("%w: not a rate source start time (want v1 and epoch ms)", checkpoint.ErrCorrupt)
 	}
 	return nil
-}
-
-// planErr marks a plan cut short as truncated.
-func planErr(err error) error {
-	var se *json.SyntaxError
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.As(err, &se) && se.Error() == "unexpected end of JSON input" {
-		return fmt.Errorf("%w: %v", checkpoint.ErrTruncated, err)
-	}
-	return fmt.Errorf("%w: %v", checkpoint.ErrCorrupt, err)
 }
 
 // checkStateChains reads and checks every state file that commits/n names

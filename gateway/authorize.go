@@ -40,6 +40,12 @@ func (s *authorized) decide(ctx context.Context, c Call) (Cond, error) {
 	if errors.Is(err, ErrInvalidKey) {
 		return Cond{}, err // refused as the store itself would refuse it
 	}
+	if errors.Is(err, ErrUnavailable) && !errors.Is(err, ErrDenied) {
+		// Refused because the store did not answer while the decision
+		// was prepared (policy.DeniedError failing closed on it): no
+		// verdict, a store briefly unavailable, to be retried.
+		return Cond{}, E(string(c.Op), c.Key, ErrUnavailable, err)
+	}
 	if err != nil {
 		return Cond{}, E(string(c.Op), c.Key, ErrDenied, err)
 	}

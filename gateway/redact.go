@@ -22,6 +22,8 @@ var safeParams = map[string]bool{
 	"region": true, "endpoint": true, "path_style": true, "force_path_style": true,
 	"use_path_style": true, "disable_ssl": true, "profile": true, "part_size": true,
 	"max_attempts": true, "role_arn": true, "role_session_name": true,
+	// every cloud scheme
+	"try_timeout": true,
 	// gs://
 	"project": true, "anonymous": true, "impersonate": true, "delegates": true,
 	// Azure connection strings (AccountKey and SharedAccessSignature are not here).

@@ -89,6 +89,13 @@ func (r *Registry) Open(ctx context.Context, raw string) (Store, error) {
 		return nil, fmt.Errorf("%w %q: unknown scheme %q (known: %s)",
 			ErrInvalidURL, Redact(raw), u.Scheme, strings.Join(r.Schemes(), ", "))
 	}
+	u, d, err := TakeTryTimeout(u)
+	if err != nil {
+		return nil, err
+	}
+	if d > 0 {
+		ctx = WithTryTimeout(ctx, d)
+	}
 	return f(ctx, u)
 }
 

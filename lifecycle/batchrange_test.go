@@ -31,27 +31,27 @@ func withCommit(t *testing.T, id string) string {
 	return dir
 }
 
-// readAndPlan runs Read then Plan, failing the test when they take longer
+// readAndPlan runs ReadListing then RetentionPlan, failing the test when they take longer
 // than a few seconds (the old planner looped over every number between
 // the retained commits).
-func readAndPlan(t *testing.T, dir string) (*lifecycle.Result, error) {
+func readAndPlan(t *testing.T, dir string) (*lifecycle.RetentionResult, error) {
 	t.Helper()
 	st := openStore(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type out struct {
-		r   *lifecycle.Result
+		r   *lifecycle.RetentionResult
 		err error
 	}
 	done := make(chan out, 1)
 	go func() {
-		p := lifecycle.Policy{MinBatches: 2, Now: time.Now()}
-		l, err := lifecycle.Read(ctx, st, p)
+		p := lifecycle.RetentionPolicy{MinBatches: 2, Now: time.Now()}
+		l, err := lifecycle.ReadListing(ctx, st, p)
 		if err != nil {
 			done <- out{nil, err}
 			return
 		}
-		r, err := lifecycle.Plan(l, p)
+		r, err := lifecycle.RetentionPlan(l, p)
 		done <- out{r, err}
 	}()
 	timer := time.NewTimer(5 * time.Second)
@@ -72,8 +72,8 @@ func TestRetentionRefusesBatchIDOutOfRange(t *testing.T) {
 			if !errors.Is(err, checkpoint.ErrBatchRange) || !strings.Contains(err.Error(), "commits/"+id) {
 				t.Fatalf("got %v, want ErrBatchRange naming commits/%s", err, id)
 			}
-			// Plan alone, on the listing, refuses it too.
-			_, err = lifecycle.Plan(lifecycle.Listing{Objects: synth(0, "offsets/0", "commits/0", "commits/"+id)}, lifecycle.Policy{Now: retNow})
+			// RetentionPlan alone, on the listing, refuses it too.
+			_, err = lifecycle.RetentionPlan(lifecycle.Listing{Objects: synth(0, "offsets/0", "commits/0", "commits/"+id)}, lifecycle.RetentionPolicy{Now: retNow})
 			if !errors.Is(err, checkpoint.ErrBatchRange) || !strings.Contains(err.Error(), "commits/"+id) {
 				t.Fatalf("Plan: got %v, want ErrBatchRange naming commits/%s", err, id)
 			}

@@ -1,21 +1,21 @@
 // Package lifecycle holds what happens to a checkpoint over its life,
 // beyond the query that writes it: which of its files can never be needed
-// again (Plan, Apply), whether its sources can still replay what it will
+// again (RetentionPlan, ApplyRetention), whether its sources can still replay what it will
 // resume from (Gap), and keeping an old checkpoint as a verified copy
 // before a query starts afresh on a new root (Archive, FreshStart).
 //
 // # Retention
 //
-// Plan is a pure function, modelled on restic's forget: from a Listing (every
-// key of the checkpoint, plus what Read decoded: the commits of the retained
+// RetentionPlan is a pure function, modelled on restic's forget: from a Listing (every
+// key of the checkpoint, plus what ReadListing decoded: the commits of the retained
 // batches, the rebuild chains of their state files and the SST lists of the
-// RocksDB zips it keeps) and a Policy it returns every key with a decision,
+// RocksDB zips it keeps) and a RetentionPolicy it returns every key with a decision,
 // keep or remove, and a reason. The rules follow Spark's own cleanup
 // (minBatchesToRetain):
 //
-//   - offsets/ and commits/: the latest Policy.MinBatches batches are kept,
+//   - offsets/ and commits/: the latest RetentionPolicy.MinBatches batches are kept,
 //     and so are the latest committed batch, an in-flight batch (offsets
-//     without a commit), offsets/L-1, and with Policy.RetainFor every batch
+//     without a commit), offsets/L-1, and with RetentionPolicy.RetainFor every batch
 //     whose log entry is younger than that. R, the oldest retained batch,
 //     is the smallest of those bounds; older entries go.
 //   - state (no unique ids: HDFS and RocksDB providers): per store partition,
@@ -41,17 +41,17 @@
 //     earlier entries go. Logs that never compacted are kept.
 //   - _ckgate/: the writer record, plan, start point and migration records
 //     are kept; the effect ledger of a batch older than R and older than
-//     Policy.LogRetention goes.
+//     RetentionPolicy.LogRetention goes.
 //   - checksum sidecars (.name.crc, name.crc) follow their file; a sidecar
 //     without its file goes. Everything else (metadata, operator metadata,
 //     schemas, names outside the layout) is kept.
 //
-// A file sink's output directory is planned on its own (ReadSink, then Plan
+// A file sink's output directory is planned on its own (ReadSinkListing, then RetentionPlan
 // of a Listing with Sink set; `ckgate retention --sink URL`): only its
 // manifest log _spark_metadata/ is a candidate, by the compacted-log rule;
 // its data files are never removed.
 //
-// Apply deletes the removed keys through a store (normally wrapped by the
+// ApplyRetention deletes the removed keys through a store (normally wrapped by the
 // policy authorizer as principal kind "retention" with the plan, so anything
 // not planned is refused) in a safe order (SortSafe): sidecars before their
 // files, state oldest version first, RocksDB zips before the SSTs they name,
@@ -125,4 +125,25 @@
 //     file source log up to a log offset or a batch (ParseFilesBoundary), or
 //     named. The files source skips them on every run on the new root, so
 //     the new checkpoint's first batch starts right after the boundary.
+//
+// # Errors
+//
+// Checked with errors.Is; the CLI's exit status is in brackets:
+//
+//   - ErrBadPolicy [1]: a RetentionPolicy that cannot be applied (no clock,
+//     a negative duration, min batches below 1).
+//   - ErrPlanFile [2]: a retention plan file that is not one; ErrPlanStale
+//     [3]: the checkpoint changed since the plan was reviewed (a
+//     *StaleError, also gateway.ErrPrecondition).
+//   - ErrNoBrokers [2]: gap on a Kafka checkpoint without brokers.
+//   - ErrBadBoundary [2]: a fresh-start boundary that does not parse.
+//   - ErrOverlap [2]: archive, restore or fresh-start locations inside one
+//     another (CheckApart).
+//   - ErrDestNotEmpty [3] (gateway.ErrExists), ErrNotRegular [1],
+//     ErrVerify [1] (a *VerifyError lists the mismatches), ErrNotArchive
+//     [2], ErrArchived (a run on an archived root is refused as in use
+//     [3]), ErrRestoreIncomplete [1].
+//   - checkpoint.ErrNotCheckpoint [2] and checkpoint.ErrCorrupt [1; 2 for
+//     gap and fresh-start, whose input it is] from the files read; store
+//     errors pass through wrapped with the key.
 package lifecycle

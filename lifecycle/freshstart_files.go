@@ -117,18 +117,12 @@ const sourceDir = checkpoint.SourcesDir + "/0"
 // _ckgate/plan.json, or an empty kind when it has none (a Spark
 // checkpoint).
 func PlannedSource(ctx context.Context, st gateway.Store) (kind string, fields map[string]string, err error) {
-	data, _, err := gateway.GetBounded(ctx, st, checkpoint.PlanKey, 0)
+	p, err := checkpoint.ReadPlan(ctx, st)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return "", nil, nil
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("read %s: %w", checkpoint.PlanKey, err)
-	}
-	var p struct {
-		Source map[string]string `json:"source"`
-	}
-	if err := json.Unmarshal(data, &p); err != nil {
-		return "", nil, fmt.Errorf("%s: %w: %w", checkpoint.PlanKey, checkpoint.ErrCorrupt, err)
+		return "", nil, err
 	}
 	return p.Source["kind"], p.Source, nil
 }

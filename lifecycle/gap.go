@@ -3,7 +3,6 @@ package lifecycle
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -203,21 +202,15 @@ func entry(s *checkpoint.OffsetSeq, i int) *checkpoint.SourceOffset {
 // readPlanSource returns the source identity of _ckgate/plan.json (nil
 // when there is no plan).
 func readPlanSource(ctx context.Context, st gateway.Store) (map[string]string, error) {
-	data, _, err := gateway.GetBounded(ctx, st, checkpoint.PlanKey, 0)
+	p, err := checkpoint.ReadPlan(ctx, st)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", checkpoint.PlanKey, err)
-	}
-	var p struct {
-		Source map[string]string `json:"source"`
-	}
-	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", checkpoint.PlanKey, checkpoint.ErrCorrupt, err)
+		return nil, err
 	}
 	if p.Source == nil {
-		p.Source = map[string]string{}
+		return map[string]string{}, nil
 	}
 	return p.Source, nil
 }

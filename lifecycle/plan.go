@@ -20,11 +20,11 @@ const DefaultMinBatches = 100
 // DefaultLogRetention is how long _ckgate/ ledgers are kept by default.
 const DefaultLogRetention = 7 * 24 * time.Hour
 
-// ErrBadPolicy: a Policy that cannot be applied.
+// ErrBadPolicy: a RetentionPolicy that cannot be applied.
 var ErrBadPolicy = errors.New("bad retention policy")
 
-// Policy says what to retain.
-type Policy struct {
+// RetentionPolicy says what to retain.
+type RetentionPolicy struct {
 	// MinBatches is how many of the latest batches of offsets/ and commits/
 	// are kept (0: DefaultMinBatches).
 	MinBatches int
@@ -47,7 +47,7 @@ type Deps struct {
 	Complete bool
 }
 
-// Listing is what Plan works on: the checkpoint's keys and what Read decoded.
+// Listing is what RetentionPlan works on: the checkpoint's keys and what ReadListing decoded.
 type Listing struct {
 	Objects []gateway.Attrs
 	// Commits holds the decoded commits of the batches whose state must be
@@ -58,18 +58,18 @@ type Listing struct {
 	// the planner keep its store directory.
 	Deps map[string]Deps
 	// Zips maps a RocksDB snapshot (<v>.zip, <v>_<uuid>.zip) to the SST and
-	// log files its metadata names. Read fills it for the zips the plan
+	// log files its metadata names. ReadListing fills it for the zips the plan
 	// keeps in store directories that hold SSTs/ or logs/; a kept zip
 	// without an entry makes the planner keep every SST and log file of
 	// its directory.
 	Zips map[string]ZipRefs
-	// Sink marks the listing of a file sink's output directory (ReadSink),
+	// Sink marks the listing of a file sink's output directory (ReadSinkListing),
 	// not a checkpoint: only its _spark_metadata/ manifest log is a
 	// retention candidate; data files are never removed.
 	Sink bool
 }
 
-// ZipRefs is what Read learnt from one RocksDB zip.
+// ZipRefs is what ReadListing learnt from one RocksDB zip.
 type ZipRefs struct {
 	// Keys are the SSTs/… and logs/… keys (relative to the root) the zip's
 	// metadata names.
@@ -92,8 +92,8 @@ type Decision struct {
 	Reason string `json:"reason"`
 }
 
-// Result is a retention plan.
-type Result struct {
+// RetentionResult is a retention plan.
+type RetentionResult struct {
 	LatestOffsets *int64 `json:"latest_offsets_batch"`
 	LatestCommit  *int64 `json:"latest_commit_batch"`
 	// RetainFrom is R, the oldest retained batch (nil: no batch).
@@ -104,7 +104,7 @@ type Result struct {
 }
 
 // Obsolete returns the removed keys and their reasons, as policy.Plan wants.
-func (r *Result) Obsolete() map[string]string {
+func (r *RetentionResult) Obsolete() map[string]string {
 	m := make(map[string]string, len(r.Remove))
 	for _, d := range r.Remove {
 		m[d.Key] = d.Reason
@@ -135,7 +135,7 @@ func (b Bounds) RetainedCommits() []int64 {
 	return b.Commits[i:j]
 }
 
-func (p Policy) withDefaults() (Policy, error) {
+func (p RetentionPolicy) withDefaults() (RetentionPolicy, error) {
 	if p.MinBatches == 0 {
 		p.MinBatches = DefaultMinBatches
 	}
@@ -178,7 +178,7 @@ func logIDChecked(key, dir string) (int64, bool, error) {
 }
 
 // ComputeBounds derives L, C and R from the listing's offsets/ and commits/.
-func ComputeBounds(objs []gateway.Attrs, p Policy) (Bounds, error) {
+func ComputeBounds(objs []gateway.Attrs, p RetentionPolicy) (Bounds, error) {
 	p, err := p.withDefaults()
 	if err != nil {
 		return Bounds{}, err
@@ -237,7 +237,7 @@ func ComputeBounds(objs []gateway.Attrs, p Policy) (Bounds, error) {
 
 // planner holds the decisions being made.
 type planner struct {
-	p       Policy
+	p       RetentionPolicy
 	b       Bounds
 	objs    map[string]gateway.Attrs
 	dec     map[string]Decision
@@ -251,9 +251,9 @@ func (pl *planner) set(key, action, reason string) {
 	pl.dec[key] = Decision{Key: key, Size: pl.objs[key].Size, Action: action, Reason: reason}
 }
 
-// Plan decides, for every key of the listing, whether retention keeps or
-// removes it, and why. It reads nothing: Read gathers what it needs.
-func Plan(l Listing, p Policy) (*Result, error) {
+// RetentionPlan decides, for every key of the listing, whether retention keeps or
+// removes it, and why. It reads nothing: ReadListing gathers what it needs.
+func RetentionPlan(l Listing, p RetentionPolicy) (*RetentionResult, error) {
 	p, err := p.withDefaults()
 	if err != nil {
 		return nil, err
@@ -304,7 +304,7 @@ func Plan(l Listing, p Policy) (*Result, error) {
 	for _, o := range l.Objects {
 		pl.set(o.Key, Keep, "not a retention candidate")
 	}
-	res := &Result{LatestOffsets: b.Latest, LatestCommit: b.Committed, RetainFrom: b.RetainFrom, Keep: []Decision{}, Remove: []Decision{}}
+	res := &RetentionResult{LatestOffsets: b.Latest, LatestCommit: b.Committed, RetainFrom: b.RetainFrom, Keep: []Decision{}, Remove: []Decision{}}
 	for _, o := range l.Objects {
 		d := pl.dec[o.Key]
 		if d.Action == Remove {
@@ -366,49 +366,62 @@ func (pl *planner) logs() {
 	}
 }
 
-// stateFile is one parsed state store file.
-type stateFile struct {
-	key  string
-	name checkpoint.StateFileName
+// versionFile parses a state store version file key: its store
+// directory (state/<op>/<part>/[<store>/]) and name.
+func versionFile(k string) (string, checkpoint.StateFileName, bool) {
+	rest, ok := strings.CutPrefix(k, checkpoint.StateDir+"/")
+	if !ok {
+		return "", checkpoint.StateFileName{}, false
+	}
+	dir, base := path.Split(rest)
+	if strings.HasPrefix(base, ".") {
+		return "", checkpoint.StateFileName{}, false
+	}
+	n, ok := checkpoint.ParseStateFileName(base)
+	if !ok {
+		return "", checkpoint.StateFileName{}, false
+	}
+	// Files under SSTs/, logs/ or _metadata are not versions.
+	depth := strings.Count(dir, "/")
+	if last := path.Base(dir); depth < 2 || depth > 3 || last == "SSTs" || last == "logs" {
+		return "", checkpoint.StateFileName{}, false
+	}
+	return k[:len(k)-len(base)], n, true
 }
 
 // state decides state/<op>/<part>/[<store>/] files.
 func (pl *planner) state() {
-	dirs := map[string][]stateFile{}
+	// Two passes: count, then fill slices of the exact size (a 10k-batch
+	// checkpoint has 10k files per directory).
+	counts := map[string]int{}
 	for _, o := range pl.listing.Objects {
-		k := o.Key
-		rest, ok := strings.CutPrefix(k, checkpoint.StateDir+"/")
+		if full, _, ok := versionFile(o.Key); ok {
+			counts[full]++
+		}
+	}
+	dirs := make(map[string][]checkpoint.StateFile, len(counts))
+	for _, o := range pl.listing.Objects {
+		full, n, ok := versionFile(o.Key)
 		if !ok {
 			continue
 		}
-		dir, base := path.Split(rest)
-		if strings.HasPrefix(base, ".") {
-			continue
+		if dirs[full] == nil {
+			dirs[full] = make([]checkpoint.StateFile, 0, counts[full])
 		}
-		n, ok := checkpoint.ParseStateFileName(base)
-		if !ok {
-			continue
-		}
-		// Files under SSTs/, logs/ or _metadata are not versions.
-		depth := strings.Count(dir, "/")
-		if last := path.Base(dir); depth < 2 || depth > 3 || last == "SSTs" || last == "logs" {
-			continue
-		}
-		full := k[:len(k)-len(base)]
-		dirs[full] = append(dirs[full], stateFile{key: k, name: n})
+		dirs[full] = append(dirs[full], checkpoint.StateFile{Key: o.Key, Name: n, Modified: o.Modified})
 	}
 	if pl.b.RetainFrom == nil {
 		for _, fs := range dirs {
 			for _, f := range fs {
-				pl.set(f.key, Keep, "state without offsets: kept")
+				pl.set(f.Key, Keep, "state without offsets: kept")
 			}
 		}
 		return
 	}
 	for dir, fs := range dirs {
-		var plain, uid []stateFile
+		var plain, uid []checkpoint.StateFile
 		for _, f := range fs {
-			if f.name.UniqueID == "" {
+			if f.Name.UniqueID == "" {
 				plain = append(plain, f)
 			} else {
 				uid = append(uid, f)
@@ -419,17 +432,17 @@ func (pl *planner) state() {
 	}
 }
 
-// statePlain: the newest base at or below R and everything after it.
-func (pl *planner) statePlain(fs []stateFile) {
+// statePlain: the base of version R's chain (checkpoint.WalkStateChain:
+// the newest snapshot at or below R) and everything after it.
+func (pl *planner) statePlain(fs []checkpoint.StateFile) {
 	if len(fs) == 0 {
 		return
 	}
 	r := *pl.b.RetainFrom
+	versions, pick := checkpoint.NewStatePicker(fs)
 	base := int64(-1)
-	for _, f := range fs {
-		if f.name.IsBase() && f.name.Version <= r && f.name.Version > base {
-			base = f.name.Version
-		}
+	if ch := checkpoint.WalkStateChain(r, versions, func(v int64, b bool) string { return pick(v, b, "") }); ch.From > 0 {
+		base = ch.From
 	}
 	none := fmt.Sprintf("no snapshot at or below version %d: every version is needed", r)
 	older := fmt.Sprintf("older than snapshot %d, which rebuilds the retained versions (>= %d)", base, r)
@@ -438,25 +451,25 @@ func (pl *planner) statePlain(fs []stateFile) {
 	for _, f := range fs {
 		switch {
 		case base < 0:
-			pl.set(f.key, Keep, none)
-		case f.name.Version < base:
-			pl.set(f.key, Remove, older)
-		case f.name.Version == base && f.name.IsBase():
-			pl.set(f.key, Keep, newest)
+			pl.set(f.Key, Keep, none)
+		case f.Name.Version < base:
+			pl.set(f.Key, Remove, older)
+		case f.Name.Version == base && f.Name.IsBase():
+			pl.set(f.Key, Keep, newest)
 		default:
-			pl.set(f.key, Keep, after)
+			pl.set(f.Key, Keep, after)
 		}
 	}
 }
 
 // stateUID: the files retained commits name and their rebuild chains.
-func (pl *planner) stateUID(dir string, fs []stateFile) {
+func (pl *planner) stateUID(dir string, fs []checkpoint.StateFile) {
 	if len(fs) == 0 {
 		return
 	}
 	keepAll := func(why string) {
 		for _, f := range fs {
-			pl.set(f.key, Keep, why)
+			pl.set(f.Key, Keep, why)
 		}
 	}
 	c := pl.b.Committed
@@ -477,9 +490,9 @@ func (pl *planner) stateUID(dir string, fs []stateFile) {
 		keepAll("unique-id state outside the layout: kept")
 		return
 	}
-	byUID := map[string][]stateFile{}
+	byUID := map[string][]checkpoint.StateFile{}
 	for _, f := range fs {
-		byUID[f.name.UniqueID] = append(byUID[f.name.UniqueID], f)
+		byUID[f.Name.UniqueID] = append(byUID[f.Name.UniqueID], f)
 	}
 	needed := map[string]string{}
 	named := false
@@ -504,8 +517,8 @@ func (pl *planner) stateUID(dir string, fs []stateFile) {
 			return
 		}
 		for _, t := range tips {
-			if !pl.chain(t.key, fmt.Sprintf("named by commits/%d", n), needed) {
-				keepAll(fmt.Sprintf("rebuild chain of %s not decoded or broken: kept", t.key))
+			if ch := pl.chain(t.Key, fmt.Sprintf("named by commits/%d", n), needed); ch.Problem != "" {
+				keepAll(fmt.Sprintf("rebuild chain of %s not decoded or broken: kept", t.Key))
 				return
 			}
 		}
@@ -515,53 +528,49 @@ func (pl *planner) stateUID(dir string, fs []stateFile) {
 		return
 	}
 	for _, f := range fs {
-		switch why, ok := needed[f.key]; {
+		switch why, ok := needed[f.Key]; {
 		case ok:
-			pl.set(f.key, Keep, why)
-		case f.name.Version > *c+1:
-			pl.set(f.key, Keep, fmt.Sprintf("newer than the latest commit (version > %d): possibly in flight", *c+1))
+			pl.set(f.Key, Keep, why)
+		case f.Name.Version > *c+1:
+			pl.set(f.Key, Keep, fmt.Sprintf("newer than the latest commit (version > %d): possibly in flight", *c+1))
 		default:
-			pl.set(f.key, Remove, "no retained commit needs it (superseded or failed attempt)")
+			pl.set(f.Key, Remove, "no retained commit needs it (superseded or failed attempt)")
 		}
 	}
 }
 
-// chain marks key and the files it is rebuilt from; false when a link is
-// unknown or a file is missing.
-func (pl *planner) chain(key, why string, needed map[string]string) bool {
-	for depth := 0; ; depth++ {
-		if _, ok := pl.objs[key]; !ok || depth > 1_000_000 {
-			return false
+// chain marks key and the files it is rebuilt from (checkpoint.
+// LinkedStateChain over what ReadListing decoded, l.Deps) in needed, with
+// why for key; a chain with a Problem (a link not decoded, a file
+// missing) marks nothing.
+func (pl *planner) chain(key, why string, needed map[string]string) checkpoint.StateChain {
+	listed := func(k string) bool { _, ok := pl.objs[k]; return ok }
+	links := func(k string) (checkpoint.StateLinks, string) {
+		if n, ok := checkpoint.ParseStateFileName(path.Base(k)); ok && n.IsBase() {
+			return checkpoint.StateLinks{Base: true}, ""
 		}
-		if _, seen := needed[key]; seen {
-			return true
-		}
-		needed[key] = why
-		n, ok := checkpoint.ParseStateFileName(path.Base(key))
-		if ok && n.IsBase() {
-			return true
-		}
-		d, ok := pl.listing.Deps[key]
+		d, ok := pl.listing.Deps[k]
 		if !ok {
-			return false
+			return checkpoint.StateLinks{}, k + ": rebuild links not decoded"
 		}
-		why = "rebuilds " + key
-		if d.Complete {
-			for _, k := range d.Keys {
-				if _, ok := pl.objs[k]; !ok {
-					return false
-				}
-				if _, seen := needed[k]; !seen {
-					needed[k] = why
-				}
-			}
-			return true
-		}
-		if len(d.Keys) == 0 {
-			return true // built on the empty state
-		}
-		key = d.Keys[0]
+		return checkpoint.StateLinks{Keys: d.Keys, Complete: d.Complete}, ""
 	}
+	known := func(k string) bool { _, ok := needed[k]; return ok }
+	ch := checkpoint.LinkedStateChain(key, why, listed, links, known)
+	if ch.Problem != "" {
+		return ch
+	}
+	for i, k := range ch.Keys {
+		if _, seen := needed[k]; seen {
+			continue
+		}
+		if ch.By[i] == "" {
+			needed[k] = why
+		} else {
+			needed[k] = "rebuilds " + ch.By[i]
+		}
+	}
+	return ch
 }
 
 // rocksdbFiles decides the SSTs/ and logs/ files of RocksDB store
@@ -664,8 +673,8 @@ func zipVersion(key string) int64 {
 // compacted decides compactible logs: sources/<i>/ and */_spark_metadata/
 // (in a sink listing: _spark_metadata/ at its root). Like Spark's
 // deleteExpiredLog, per log: E, the oldest entry kept, is the latest entry
-// minus Policy.MinBatches plus one (lowered to the oldest entry younger than
-// Policy.RetainFor); the newest compaction at or below E and every entry
+// minus RetentionPolicy.MinBatches plus one (lowered to the oldest entry younger than
+// RetentionPolicy.RetainFor); the newest compaction at or below E and every entry
 // after it are kept (readers start at the latest compaction, and it is
 // never removed, nor is the latest entry); earlier entries go. A log with
 // no compaction at or below E is kept whole.

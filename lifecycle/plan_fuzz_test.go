@@ -33,7 +33,7 @@ func FuzzPlan(f *testing.F) {
 			seen[k] = true
 			objs = append(objs, gateway.Attrs{Key: k, Size: 1, Modified: retNow.Add(-time.Duration(len(k)) * time.Hour)})
 		}
-		r, err := lifecycle.Plan(lifecycle.Listing{Objects: objs}, lifecycle.Policy{MinBatches: min, Now: retNow, RetainFor: 5 * time.Hour})
+		r, err := lifecycle.RetentionPlan(lifecycle.Listing{Objects: objs}, lifecycle.RetentionPolicy{MinBatches: min, Now: retNow, RetainFor: 5 * time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func FuzzPlan(f *testing.F) {
 		}
 		// The same keys as a file sink's output: only manifests go, never
 		// the latest one nor the latest compaction.
-		s, err := lifecycle.Plan(lifecycle.Listing{Objects: objs, Sink: true}, lifecycle.Policy{MinBatches: min, Now: retNow, RetainFor: 5 * time.Hour})
+		s, err := lifecycle.RetentionPlan(lifecycle.Listing{Objects: objs, Sink: true}, lifecycle.RetentionPolicy{MinBatches: min, Now: retNow, RetainFor: 5 * time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}

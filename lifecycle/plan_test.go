@@ -34,7 +34,7 @@ func batches(from, to int64, dirs ...string) []string {
 	return ks
 }
 
-func decisions(r *lifecycle.Result) map[string]string {
+func decisions(r *lifecycle.RetentionResult) map[string]string {
 	m := map[string]string{}
 	for _, d := range r.Keep {
 		m[d.Key] = lifecycle.Keep
@@ -45,7 +45,7 @@ func decisions(r *lifecycle.Result) map[string]string {
 	return m
 }
 
-func wantActions(t *testing.T, r *lifecycle.Result, want map[string]string) {
+func wantActions(t *testing.T, r *lifecycle.RetentionResult, want map[string]string) {
 	t.Helper()
 	got := decisions(r)
 	for k, a := range want {
@@ -82,7 +82,7 @@ func TestPlanLogs(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := lifecycle.Plan(lifecycle.Listing{Objects: synth(time.Hour*1000, tc.keys...)}, lifecycle.Policy{MinBatches: tc.min, Now: retNow})
+			r, err := lifecycle.RetentionPlan(lifecycle.Listing{Objects: synth(time.Hour*1000, tc.keys...)}, lifecycle.RetentionPolicy{MinBatches: tc.min, Now: retNow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func TestPlanRetainFor(t *testing.T) {
 	old := synth(100*time.Hour, batches(0, 5, "offsets", "commits")...)
 	young := synth(time.Hour, batches(6, 9, "offsets", "commits")...)
 	l := lifecycle.Listing{Objects: append(old, young...)}
-	r, err := lifecycle.Plan(l, lifecycle.Policy{MinBatches: 1, RetainFor: 72 * time.Hour, Now: retNow})
+	r, err := lifecycle.RetentionPlan(l, lifecycle.RetentionPolicy{MinBatches: 1, RetainFor: 72 * time.Hour, Now: retNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +116,8 @@ func TestPlanRetainFor(t *testing.T) {
 }
 
 func TestPlanBadPolicy(t *testing.T) {
-	for _, p := range []lifecycle.Policy{{MinBatches: -1, Now: retNow}, {}, {RetainFor: -time.Hour, Now: retNow}} {
-		if _, err := lifecycle.Plan(lifecycle.Listing{}, p); !errors.Is(err, lifecycle.ErrBadPolicy) {
+	for _, p := range []lifecycle.RetentionPolicy{{MinBatches: -1, Now: retNow}, {}, {RetainFor: -time.Hour, Now: retNow}} {
+		if _, err := lifecycle.RetentionPlan(lifecycle.Listing{}, p); !errors.Is(err, lifecycle.ErrBadPolicy) {
 			t.Errorf("%+v: %v, want ErrBadPolicy", p, err)
 		}
 	}
@@ -133,7 +133,7 @@ func TestPlanPlainState(t *testing.T) {
 		}
 	}
 	keys = append(keys, "state/0/0/_metadata/schema", "state/0/_metadata/metadata", "metadata")
-	r, err := lifecycle.Plan(lifecycle.Listing{Objects: synth(0, keys...)}, lifecycle.Policy{MinBatches: 3, Now: retNow})
+	r, err := lifecycle.RetentionPlan(lifecycle.Listing{Objects: synth(0, keys...)}, lifecycle.RetentionPolicy{MinBatches: 3, Now: retNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,8 +186,8 @@ func TestPlanCkgateState(t *testing.T) {
 	for n, u := range tip {
 		commits[n] = &checkpoint.CommitMetadata{StateUniqueIDs: map[int64][][]string{0: {{u}}}}
 	}
-	p := lifecycle.Policy{MinBatches: 2, Now: retNow}
-	r, err := lifecycle.Plan(lifecycle.Listing{Objects: synth(0, keys...), Commits: commits, Deps: deps}, p)
+	p := lifecycle.RetentionPolicy{MinBatches: 2, Now: retNow}
+	r, err := lifecycle.RetentionPlan(lifecycle.Listing{Objects: synth(0, keys...), Commits: commits, Deps: deps}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestPlanCkgateState(t *testing.T) {
 
 	// A retained commit that was not decoded keeps the whole directory.
 	delete(commits, 4)
-	r, err = lifecycle.Plan(lifecycle.Listing{Objects: synth(0, keys...), Commits: commits, Deps: deps}, p)
+	r, err = lifecycle.RetentionPlan(lifecycle.Listing{Objects: synth(0, keys...), Commits: commits, Deps: deps}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestPlanCkgateState(t *testing.T) {
 
 	// A chain that was not decoded keeps the whole directory.
 	delete(deps, "state/0/0/6_f.delta")
-	r, err = lifecycle.Plan(lifecycle.Listing{Objects: synth(0, keys...), Commits: commits, Deps: deps}, p)
+	r, err = lifecycle.RetentionPlan(lifecycle.Listing{Objects: synth(0, keys...), Commits: commits, Deps: deps}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestPlanCompactedLogsAndLedger(t *testing.T) {
 		keys = append(keys, "sources/0/"+name)
 	}
 	keys = append(keys, "sources/1/0", "_ckgate/writer", "_ckgate/plan.json", "_ckgate/effects/3/00000000", "_ckgate/effects/29/00000000")
-	r, err := lifecycle.Plan(lifecycle.Listing{Objects: synth(30*24*time.Hour, keys...)}, lifecycle.Policy{MinBatches: 5, Now: retNow})
+	r, err := lifecycle.RetentionPlan(lifecycle.Listing{Objects: synth(30*24*time.Hour, keys...)}, lifecycle.RetentionPolicy{MinBatches: 5, Now: retNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestPlanCompactedLogsAndLedger(t *testing.T) {
 		"_ckgate/effects/29/00000000": lifecycle.Keep,
 	})
 	// Young ledgers stay.
-	r, err = lifecycle.Plan(lifecycle.Listing{Objects: synth(time.Hour, keys...)}, lifecycle.Policy{MinBatches: 5, Now: retNow})
+	r, err = lifecycle.RetentionPlan(lifecycle.Listing{Objects: synth(time.Hour, keys...)}, lifecycle.RetentionPolicy{MinBatches: 5, Now: retNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func BenchmarkPlan10k(b *testing.B) {
 	start := time.Now()
 	n := 0
 	for b.Loop() {
-		if _, err := lifecycle.Plan(l, lifecycle.Policy{Now: retNow}); err != nil {
+		if _, err := lifecycle.RetentionPlan(l, lifecycle.RetentionPolicy{Now: retNow}); err != nil {
 			b.Fatal(err)
 		}
 		n++
@@ -295,7 +295,7 @@ func BenchmarkApplyLocal(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := &lifecycle.Result{}
+		r := &lifecycle.RetentionResult{}
 		for i := range n {
 			k := fmt.Sprintf("state/0/%d/%d.delta", i%8, i)
 			if _, err := st.Put(ctx, k, []byte("x"), gateway.None()); err != nil {
@@ -305,7 +305,7 @@ func BenchmarkApplyLocal(b *testing.B) {
 		}
 		b.StartTimer()
 		start := time.Now()
-		res, err := lifecycle.Apply(ctx, st, r, lifecycle.ApplyOptions{})
+		res, err := lifecycle.ApplyRetention(ctx, st, r, lifecycle.RetentionApplyOptions{})
 		total += time.Since(start)
 		if err != nil || res.Deleted != n {
 			b.Fatalf("apply: %v, %+v", err, res)
@@ -322,7 +322,7 @@ func TestPlanUnnamedPartitionKept(t *testing.T) {
 	for n := range int64(6) {
 		commits[n] = &checkpoint.CommitMetadata{StateUniqueIDs: map[int64][][]string{0: {{"z"}}}}
 	}
-	r, err := lifecycle.Plan(lifecycle.Listing{Objects: synth(0, keys...), Commits: commits}, lifecycle.Policy{MinBatches: 1, Now: retNow})
+	r, err := lifecycle.RetentionPlan(lifecycle.Listing{Objects: synth(0, keys...), Commits: commits}, lifecycle.RetentionPolicy{MinBatches: 1, Now: retNow})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 // DefaultApplyConcurrency bounds parallel deletes.
 const DefaultApplyConcurrency = 16
 
-// ApplyOptions tune Apply.
-type ApplyOptions struct {
+// RetentionApplyOptions tune ApplyRetention.
+type RetentionApplyOptions struct {
 	// Concurrency bounds parallel deletes (0: DefaultApplyConcurrency).
 	Concurrency int
 	// Progress, when set, is called after each delete (from any goroutine,
@@ -22,14 +22,14 @@ type ApplyOptions struct {
 	Progress func(done, total int)
 }
 
-// ApplyResult counts what Apply did.
-type ApplyResult struct {
+// RetentionApplyResult counts what ApplyRetention did.
+type RetentionApplyResult struct {
 	Deleted int `json:"deleted"`
 	// Missing keys were already gone (a re-run after a failure).
 	Missing int `json:"missing"`
 }
 
-// Apply deletes the keys r removes, in r.Remove's order (SortSafe: every
+// ApplyRetention deletes the keys r removes, in r.Remove's order (SortSafe: every
 // planned key is unneeded by any retained version, so a failure part-way
 // leaves a checkpoint that restarts; running the plan again finishes it).
 // At most Concurrency deletes run at once; the first failure stops new
@@ -37,7 +37,7 @@ type ApplyResult struct {
 // missing, not an error. st is normally wrapped with the policy authorizer
 // for principal kind "retention" and the plan, so a key outside the plan is
 // refused (gateway.ErrDenied).
-func Apply(ctx context.Context, st gateway.Store, r *Result, o ApplyOptions) (ApplyResult, error) {
+func ApplyRetention(ctx context.Context, st gateway.Store, r *RetentionResult, o RetentionApplyOptions) (RetentionApplyResult, error) {
 	n := o.Concurrency
 	if n <= 0 {
 		n = DefaultApplyConcurrency
@@ -92,7 +92,7 @@ feed:
 	}
 	close(keys)
 	wg.Wait()
-	res := ApplyResult{Deleted: int(deleted.Load()), Missing: int(missing.Load())}
+	res := RetentionApplyResult{Deleted: int(deleted.Load()), Missing: int(missing.Load())}
 	if firstErr != nil {
 		return res, firstErr
 	}

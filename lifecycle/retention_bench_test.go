@@ -116,11 +116,11 @@ func putConcurrently(tb testing.TB, st gateway.Store, n int) int {
 	return files
 }
 
-// benchRetention times Read + Plan and then Apply of the benchmark
+// benchRetention times ReadListing + RetentionPlan and then ApplyRetention of the benchmark
 // checkpoint, built by build (outside the timings) for every round.
 func benchRetention(b *testing.B, where, planGoal string, build func() (gateway.Store, int)) {
 	ctx := context.Background()
-	p := lifecycle.Policy{Now: time.Now()}
+	p := lifecycle.RetentionPolicy{Now: time.Now()}
 	var readT, planT, applyT time.Duration
 	deletes, rounds := 0, 0
 	for b.Loop() {
@@ -128,12 +128,12 @@ func benchRetention(b *testing.B, where, planGoal string, build func() (gateway.
 		st, files := build()
 		b.StartTimer()
 		start := time.Now()
-		l, err := lifecycle.Read(ctx, st, p)
+		l, err := lifecycle.ReadListing(ctx, st, p)
 		if err != nil {
 			b.Fatal(err)
 		}
 		mid := time.Now()
-		r, err := lifecycle.Plan(l, p)
+		r, err := lifecycle.RetentionPlan(l, p)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func benchRetention(b *testing.B, where, planGoal string, build func() (gateway.
 			b.Fatalf("listed %d of %d files; the plan removes %d", len(l.Objects), files, len(r.Remove))
 		}
 		start = time.Now()
-		res, err := lifecycle.Apply(ctx, st, r, lifecycle.ApplyOptions{})
+		res, err := lifecycle.ApplyRetention(ctx, st, r, lifecycle.RetentionApplyOptions{})
 		applyT += time.Since(start)
 		if err != nil || res.Deleted != len(r.Remove) {
 			b.Fatalf("apply: %v, %+v of %d", err, res, len(r.Remove))
@@ -156,7 +156,7 @@ func benchRetention(b *testing.B, where, planGoal string, build func() (gateway.
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(rounds) }
 	b.ReportMetric(ms(readT), "ms/read")
 	b.ReportMetric(ms(planT), "ms/plan")
-	// the planner's decisions (lifecycle.Plan on the listing) against the
+	// the planner's decisions (lifecycle.RetentionPlan on the listing) against the
 	// goal; list + read + plan, what `retention plan` takes end to end, is
 	// recorded next to it (on the emulator it is the listing that costs)
 	benchsum.Record(b, "retention_plan_10k_batches_"+where+"_ms", ms(planT), "ms", planGoal)

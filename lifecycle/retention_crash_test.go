@@ -119,21 +119,21 @@ const (
 )
 
 // planAll plans the checkpoint and the sink output of w.
-func (w *retWorld) planAll(t *testing.T, p lifecycle.Policy) (cp, out *lifecycle.Result) {
+func (w *retWorld) planAll(t *testing.T, p lifecycle.RetentionPolicy) (cp, out *lifecycle.RetentionResult) {
 	t.Helper()
 	ctx := context.Background()
-	l, err := lifecycle.Read(ctx, w.cp, p)
+	l, err := lifecycle.ReadListing(ctx, w.cp, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cp, err = lifecycle.Plan(l, p); err != nil {
+	if cp, err = lifecycle.RetentionPlan(l, p); err != nil {
 		t.Fatal(err)
 	}
-	sl, err := lifecycle.ReadSink(ctx, w.store("out"))
+	sl, err := lifecycle.ReadSinkListing(ctx, w.store("out"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err = lifecycle.Plan(sl, p); err != nil {
+	if out, err = lifecycle.RetentionPlan(sl, p); err != nil {
 		t.Fatal(err)
 	}
 	return cp, out
@@ -161,7 +161,7 @@ func TestRetentionCrashAtEveryDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := lifecycle.Policy{MinBatches: 2, Now: time.Now()}
+	p := lifecycle.RetentionPolicy{MinBatches: 2, Now: time.Now()}
 	base := newRetWorld()
 	base.writeInput(t, 0, firstInputs)
 	base.run(t, 1)
@@ -195,12 +195,12 @@ func TestRetentionCrashAtEveryDelete(t *testing.T) {
 			auth := policy.NewAuthorizer(eng, policy.Principal{ID: "ret", Kind: policy.KindRetention}, "mem://cp",
 				policy.Facts{}, nil, policy.WithPlan(&policy.Plan{ID: "t", Obsolete: r.Obsolete()}))
 			st := gateway.WithAuthorizer(faults.Wrap(w.cp), auth)
-			res, err := lifecycle.Apply(ctx, st, r, lifecycle.ApplyOptions{Concurrency: 1})
+			res, err := lifecycle.ApplyRetention(ctx, st, r, lifecycle.RetentionApplyOptions{Concurrency: 1})
 			if err == nil {
 				sauth := policy.NewAuthorizer(eng, policy.Principal{ID: "ret", Kind: policy.KindRetention}, "mem://out",
 					policy.Facts{}, nil, policy.WithPlan(&policy.Plan{ID: "s", Obsolete: sr.Obsolete()}))
-				var sres lifecycle.ApplyResult
-				sres, err = lifecycle.Apply(ctx, gateway.WithAuthorizer(faults.Wrap(w.store("out")), sauth), sr, lifecycle.ApplyOptions{Concurrency: 1})
+				var sres lifecycle.RetentionApplyResult
+				sres, err = lifecycle.ApplyRetention(ctx, gateway.WithAuthorizer(faults.Wrap(w.store("out")), sauth), sr, lifecycle.RetentionApplyOptions{Concurrency: 1})
 				res.Deleted += sres.Deleted
 			}
 			n := len(r.Remove) + len(sr.Remove)
@@ -243,12 +243,12 @@ func TestRetentionPolicyRefusesUnplanned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := lifecycle.Policy{MinBatches: 1, Now: time.Now()}
-	l, err := lifecycle.Read(ctx, w.cp, p)
+	p := lifecycle.RetentionPolicy{MinBatches: 1, Now: time.Now()}
+	l, err := lifecycle.ReadListing(ctx, w.cp, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := lifecycle.Plan(l, p)
+	r, err := lifecycle.RetentionPlan(l, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,15 +259,15 @@ func TestRetentionPolicyRefusesUnplanned(t *testing.T) {
 		policy.Facts{}, nil, policy.WithPlan(&policy.Plan{ID: "t", Obsolete: r.Obsolete()}))
 	st := gateway.WithAuthorizer(w.cp, auth)
 	// A kept key is refused.
-	evil := &lifecycle.Result{Remove: []lifecycle.Decision{{Key: r.Keep[0].Key}}}
-	if _, err := lifecycle.Apply(ctx, st, evil, lifecycle.ApplyOptions{}); !errors.Is(err, gateway.ErrDenied) {
+	evil := &lifecycle.RetentionResult{Remove: []lifecycle.Decision{{Key: r.Keep[0].Key}}}
+	if _, err := lifecycle.ApplyRetention(ctx, st, evil, lifecycle.RetentionApplyOptions{}); !errors.Is(err, gateway.ErrDenied) {
 		t.Fatalf("deleting kept key %s: %v, want ErrDenied", r.Keep[0].Key, err)
 	}
 	if _, _, err := w.cp.Get(ctx, r.Keep[0].Key); err != nil {
 		t.Fatalf("the refused key is gone: %v", err)
 	}
 	var calls int
-	res, err := lifecycle.Apply(ctx, st, r, lifecycle.ApplyOptions{Concurrency: 4, Progress: func(done, total int) {
+	res, err := lifecycle.ApplyRetention(ctx, st, r, lifecycle.RetentionApplyOptions{Concurrency: 4, Progress: func(done, total int) {
 		calls++
 		if total != len(r.Remove) || done != calls {
 			t.Errorf("progress %d/%d after %d calls", done, total, calls)
@@ -277,7 +277,7 @@ func TestRetentionPolicyRefusesUnplanned(t *testing.T) {
 		t.Fatalf("apply: %v, deleted %d of %d", err, res.Deleted, len(r.Remove))
 	}
 	// Applying again finds nothing left.
-	res, err = lifecycle.Apply(ctx, st, r, lifecycle.ApplyOptions{})
+	res, err = lifecycle.ApplyRetention(ctx, st, r, lifecycle.RetentionApplyOptions{})
 	if err != nil || res.Missing != len(r.Remove) {
 		t.Fatalf("re-apply: %v, %+v", err, res)
 	}

@@ -20,7 +20,7 @@ var retUpdate = flag.Bool("update-retention", false, "rewrite the golden files i
 var retNow = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 
 // render is the golden form of a plan: bounds, then one line per key.
-func renderPlan(r *lifecycle.Result) string {
+func renderPlan(r *lifecycle.RetentionResult) string {
 	var b strings.Builder
 	p := func(v *int64) string {
 		if v == nil {
@@ -60,13 +60,13 @@ func checkPlanGolden(t *testing.T, name, got string) {
 	}
 }
 
-func readPlanDir(t *testing.T, dir string, p lifecycle.Policy) lifecycle.Listing {
+func readPlanDir(t *testing.T, dir string, p lifecycle.RetentionPolicy) lifecycle.Listing {
 	t.Helper()
 	st, err := filestore.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := lifecycle.Read(context.Background(), st, p)
+	l, err := lifecycle.ReadListing(context.Background(), st, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +97,9 @@ func TestPlanGoldenSpark(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := lifecycle.Policy{MinBatches: tc.min, Now: retNow}
+			p := lifecycle.RetentionPolicy{MinBatches: tc.min, Now: retNow}
 			l := readPlanDir(t, spark+tc.dir, p)
-			r, err := lifecycle.Plan(l, p)
+			r, err := lifecycle.RetentionPlan(l, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ func TestPlanGoldenCompactedLogs(t *testing.T) {
 			l.Objects = append(l.Objects, gateway.Attrs{Key: c.prefix + a.Key, Size: a.Size})
 		}
 	}
-	r, err := lifecycle.Plan(l, lifecycle.Policy{Now: retNow})
+	r, err := lifecycle.RetentionPlan(l, lifecycle.RetentionPolicy{Now: retNow})
 	if err != nil {
 		t.Fatal(err)
 	}

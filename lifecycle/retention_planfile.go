@@ -33,14 +33,14 @@ type PlanFile struct {
 	Kind    string    `json:"kind"`
 	Version int       `json:"version"`
 	Created time.Time `json:"created"`
-	// Policy is what the plan was made with; apply re-plans with it to
+	// RetentionPolicy is what the plan was made with; apply re-plans with it to
 	// check that every planned removal is still safe.
 	Policy     PlanPolicy   `json:"policy"`
 	Checkpoint PlanTarget   `json:"checkpoint"`
 	Sinks      []PlanTarget `json:"sinks,omitempty"`
 }
 
-// PlanPolicy is Policy as a plan file records it.
+// PlanPolicy is RetentionPolicy as a plan file records it.
 type PlanPolicy struct {
 	MinBatches   int   `json:"min_batches"`
 	RetainForMs  int64 `json:"retain_for_ms"`
@@ -48,13 +48,13 @@ type PlanPolicy struct {
 }
 
 // Policy returns the planner's policy at now.
-func (p PlanPolicy) Policy(now time.Time) Policy {
-	return Policy{MinBatches: p.MinBatches, RetainFor: time.Duration(p.RetainForMs) * time.Millisecond,
+func (p PlanPolicy) Policy(now time.Time) RetentionPolicy {
+	return RetentionPolicy{MinBatches: p.MinBatches, RetainFor: time.Duration(p.RetainForMs) * time.Millisecond,
 		LogRetention: time.Duration(p.LogRetention) * time.Millisecond, Now: now}
 }
 
 // PlanPolicyOf records p.
-func PlanPolicyOf(p Policy) PlanPolicy {
+func PlanPolicyOf(p RetentionPolicy) PlanPolicy {
 	return PlanPolicy{MinBatches: p.MinBatches, RetainForMs: p.RetainFor.Milliseconds(), LogRetention: p.LogRetention.Milliseconds()}
 }
 
@@ -87,7 +87,7 @@ type PlannedRemoval struct {
 }
 
 // NewPlanTarget records r, planned on the listing l, for the root at url.
-func NewPlanTarget(url, location, queryID string, l Listing, r *Result) PlanTarget {
+func NewPlanTarget(url, location, queryID string, l Listing, r *RetentionResult) PlanTarget {
 	attrs := make(map[string]gateway.Attrs, len(l.Objects))
 	for _, o := range l.Objects {
 		attrs[o.Key] = o
@@ -102,10 +102,10 @@ func NewPlanTarget(url, location, queryID string, l Listing, r *Result) PlanTarg
 	return t
 }
 
-// Result is the target's plan as Apply takes it: exactly the planned
+// Result is the target's plan as ApplyRetention takes it: exactly the planned
 // removals, in the planned order.
-func (t PlanTarget) Result() *Result {
-	r := &Result{LatestOffsets: t.LatestOffsets, LatestCommit: t.LatestCommit, RetainFrom: t.RetainFrom,
+func (t PlanTarget) Result() *RetentionResult {
+	r := &RetentionResult{LatestOffsets: t.LatestOffsets, LatestCommit: t.LatestCommit, RetainFrom: t.RetainFrom,
 		Keep: []Decision{}, Remove: make([]Decision, 0, len(t.Remove)), RemovedBytes: t.RemovedBytes}
 	for _, p := range t.Remove {
 		r.Remove = append(r.Remove, Decision{Key: p.Key, Size: p.Size, Action: Remove, Reason: p.Reason})
@@ -224,7 +224,7 @@ func (e *StaleError) Unwrap() []error { return []error{ErrPlanStale, gateway.Err
 // that is still there is one the current plan keeps (so deleting it is no
 // longer safe). A planned key already gone is no change: applying the plan
 // again after a failure part-way finishes it.
-func (t PlanTarget) Check(l Listing, now *Result, queryID string) error {
+func (t PlanTarget) Check(l Listing, now *RetentionResult, queryID string) error {
 	var ch []Change
 	if t.QueryID != queryID {
 		ch = append(ch, Change{Key: "metadata", What: fmt.Sprintf("query id %q when planned, %q now: another query's checkpoint", t.QueryID, queryID)})

@@ -22,8 +22,8 @@ func logListing(n int) lifecycle.Listing {
 }
 
 func TestPlanTargetCheck(t *testing.T) {
-	plan := func(l lifecycle.Listing, min int) *lifecycle.Result {
-		r, err := lifecycle.Plan(l, lifecycle.Policy{MinBatches: min, Now: retNow})
+	plan := func(l lifecycle.Listing, min int) *lifecycle.RetentionResult {
+		r, err := lifecycle.RetentionPlan(l, lifecycle.RetentionPolicy{MinBatches: min, Now: retNow})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestPlanTargetCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		l    lifecycle.Listing
-		now  *lifecycle.Result
+		now  *lifecycle.RetentionResult
 		q    string
 		want string
 	}{

@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,12 +16,12 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 )
 
-// Read lists the checkpoint st holds at its root and decodes what Plan needs:
+// ReadListing lists the checkpoint st holds at its root and decodes what RetentionPlan needs:
 // the commits of the batches whose state is kept (R-1 … C) and, for the
 // unique-id state files those commits name, their rebuild chains (ckgate
 // state headers, checkpoint-v2 changelog lineage). What cannot be read or
-// decoded is left out, and Plan then keeps the files it concerns.
-func Read(ctx context.Context, st gateway.Store, p Policy) (Listing, error) {
+// decoded is left out, and RetentionPlan then keeps the files it concerns.
+func ReadListing(ctx context.Context, st gateway.Store, p RetentionPolicy) (Listing, error) {
 	var l Listing
 	for a, err := range st.List(ctx, "") {
 		if err != nil {
@@ -36,11 +35,11 @@ func Read(ctx context.Context, st gateway.Store, p Policy) (Listing, error) {
 	return l, readZips(ctx, st, p, &l)
 }
 
-// ReadSink lists the manifest log (_spark_metadata/) of the file sink
+// ReadSinkListing lists the manifest log (_spark_metadata/) of the file sink
 // output directory st holds at its root, for Plan. The data files are not
 // listed: retention never removes them. An output without a manifest log
 // is checkpoint.ErrNotCheckpoint.
-func ReadSink(ctx context.Context, st gateway.Store) (Listing, error) {
+func ReadSinkListing(ctx context.Context, st gateway.Store) (Listing, error) {
 	l := Listing{Sink: true}
 	for a, err := range st.List(ctx, checkpoint.SinkMetadataDir+"/") {
 		if errors.Is(err, gateway.ErrNotFound) {
@@ -61,7 +60,7 @@ func ReadSink(ctx context.Context, st gateway.Store) (Listing, error) {
 }
 
 // readDeps fills l.Commits and l.Deps.
-func readDeps(ctx context.Context, st gateway.Store, p Policy, l *Listing) error {
+func readDeps(ctx context.Context, st gateway.Store, p RetentionPolicy, l *Listing) error {
 	b, err := ComputeBounds(l.Objects, p)
 	if err != nil {
 		return err
@@ -70,7 +69,8 @@ func readDeps(ctx context.Context, st gateway.Store, p Policy, l *Listing) error
 		return nil
 	}
 	objs := make(map[string]bool, len(l.Objects))
-	byDirUID := map[string][]string{} // dir + uid → keys
+	byDirUID := map[string][]string{}            // dir + uid → keys
+	byDir := map[string][]checkpoint.StateFile{} // dir → its unique-id state files
 	hasUID := false
 	for _, o := range l.Objects {
 		objs[o.Key] = true
@@ -80,6 +80,7 @@ func readDeps(ctx context.Context, st gateway.Store, p Policy, l *Listing) error
 		dir, base := path.Split(o.Key)
 		if n, ok := checkpoint.ParseStateFileName(base); ok && n.UniqueID != "" && !strings.HasPrefix(base, ".") {
 			byDirUID[dir+n.UniqueID] = append(byDirUID[dir+n.UniqueID], o.Key)
+			byDir[dir] = append(byDir[dir], checkpoint.StateFile{Key: o.Key, Name: n, Modified: o.Modified})
 			hasUID = true
 		}
 	}
@@ -94,7 +95,7 @@ func readDeps(ctx context.Context, st gateway.Store, p Policy, l *Listing) error
 		sem = make(chan struct{}, readConcurrency)
 	)
 	// The retained commits, read in parallel; one that does not read or
-	// decode is left out (Plan then keeps the state it would name).
+	// decode is left out (RetentionPlan then keeps the state it would name).
 	for _, n := range b.RetainedCommits() {
 		if ctx.Err() != nil {
 			break
@@ -131,13 +132,14 @@ func readDeps(ctx context.Context, st gateway.Store, p Policy, l *Listing) error
 			}
 		}
 	}
-	for _, keys := range tips {
+	for dir, keys := range tips {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
 			deps := map[string]Deps{}
+			_, pick := checkpoint.NewStatePicker(byDir[dir])
 			for _, k := range keys {
-				if readChain(ctx, st, k, objs, byDirUID, deps) != nil && ctx.Err() != nil {
+				if readChain(ctx, st, k, objs, pick, deps) != nil && ctx.Err() != nil {
 					return
 				}
 			}
@@ -150,12 +152,12 @@ func readDeps(ctx context.Context, st gateway.Store, p Policy, l *Listing) error
 	return ctx.Err()
 }
 
-// readConcurrency bounds Read's parallel requests.
+// readConcurrency bounds ReadListing's parallel requests.
 const readConcurrency = 16
 
 // readChain decodes key's rebuild links into deps (and its bases', for
 // ckgate state) until a snapshot, the empty state or a known file.
-func readChain(ctx context.Context, st gateway.Store, key string, objs map[string]bool, byDirUID map[string][]string, deps map[string]Deps) error {
+func readChain(ctx context.Context, st gateway.Store, key string, objs map[string]bool, pick checkpoint.StatePicker, deps map[string]Deps) error {
 	for range 1 << 20 {
 		if _, done := deps[key]; done {
 			return nil
@@ -210,61 +212,22 @@ func readChain(ctx context.Context, st gateway.Store, key string, objs map[strin
 		if len(cl.Lineage) == 0 {
 			return errors.New(key + ": no lineage")
 		}
-		// Load the newest zip of the lineage, then replay the changelogs
-		// after it (Spark's RocksDB v2 load).
-		lineage := slices.Clone(cl.Lineage)
-		slices.SortFunc(lineage, func(a, b checkpoint.LineageEntry) int { return cmp.Compare(b.Version, a.Version) })
-		var keys []string
-		found := false
-		for _, e := range lineage {
-			if e.Version >= n.Version {
-				continue
-			}
-			if z := findKind(byDirUID[dir+e.CheckpointUniqueID], e.Version, checkpoint.KindZip); z != "" {
-				keys = append(keys, z)
-				found = true
-				break
-			}
-			c := findKind(byDirUID[dir+e.CheckpointUniqueID], e.Version, checkpoint.KindChangelog)
-			if c == "" {
-				return errors.New(key + ": lineage file missing")
-			}
-			keys = append(keys, c)
+		// The state chain's lineage rule (Spark's RocksDB v2 load): the
+		// newest zip of the lineage, then the changelogs after it.
+		ch := checkpoint.LineageStateChain(key, n.Version, cl.Lineage, pick)
+		if ch.Problem != "" {
+			return errors.New(ch.Problem)
 		}
-		if !found && lineageStartsAtOne(cl.Lineage) {
-			found = true // replayed from the empty state
-		}
-		if !found {
-			return errors.New(key + ": lineage has no base")
-		}
-		deps[key] = Deps{Keys: keys, Complete: true}
+		deps[key] = Deps{Keys: ch.Keys[:len(ch.Keys)-1], Complete: true}
 		return nil
 	}
 	return errors.New(key + ": chain too long")
 }
 
-func lineageStartsAtOne(ls []checkpoint.LineageEntry) bool {
-	for _, e := range ls {
-		if e.Version == 1 {
-			return true
-		}
-	}
-	return false
-}
-
-func findKind(keys []string, version int64, kind string) string {
-	for _, k := range keys {
-		if n, ok := checkpoint.ParseStateFileName(path.Base(k)); ok && n.Version == version && n.Kind == kind {
-			return k
-		}
-	}
-	return ""
-}
-
 // readZips fills l.Zips for the zips a plan of l keeps in RocksDB store
 // directories that hold SSTs/ or logs/ files. A zip that does not read or
-// decode gets its error (Plan then keeps its directory's files).
-func readZips(ctx context.Context, st gateway.Store, p Policy, l *Listing) error {
+// decode gets its error (RetentionPlan then keeps its directory's files).
+func readZips(ctx context.Context, st gateway.Store, p RetentionPolicy, l *Listing) error {
 	withFiles := map[string]bool{}
 	for _, o := range l.Objects {
 		if !strings.HasPrefix(o.Key, checkpoint.StateDir+"/") {
@@ -278,7 +241,7 @@ func readZips(ctx context.Context, st gateway.Store, p Policy, l *Listing) error
 	if len(withFiles) == 0 {
 		return nil
 	}
-	r, err := Plan(*l, p)
+	r, err := RetentionPlan(*l, p)
 	if err != nil {
 		return err
 	}

@@ -106,8 +106,8 @@ func TestPlanGoldenRocksDBSSTs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := lifecycle.Policy{MinBatches: 1, Now: retNow}
-	l, err := lifecycle.Read(context.Background(), st, p)
+	p := lifecycle.RetentionPolicy{MinBatches: 1, Now: retNow}
+	l, err := lifecycle.ReadListing(context.Background(), st, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestPlanGoldenRocksDBSSTs(t *testing.T) {
 		l.Objects[i].Modified = retNow.Add(-age)
 		l.Objects[i].Version = ""
 	}
-	r, err := lifecycle.Plan(l, p)
+	r, err := lifecycle.RetentionPlan(l, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,9 +153,9 @@ func TestPlanGoldenRocksDBSSTs(t *testing.T) {
 			t.Fatalf("zip %s is deleted after the SSTs", d.Key)
 		}
 	}
-	// A zip the plan keeps that Read did not decode keeps the SSTs too.
+	// A zip the plan keeps that ReadListing did not decode keeps the SSTs too.
 	delete(l.Zips, "state/0/1/6.zip")
-	r, err = lifecycle.Plan(l, p)
+	r, err = lifecycle.RetentionPlan(l, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestPlanGoldenSinkSpark(t *testing.T) {
 		l.Objects = append(l.Objects, a)
 	}
 	for _, min := range []int{1, 0} {
-		r, err := lifecycle.Plan(normalize(l), lifecycle.Policy{MinBatches: min, Now: retNow})
+		r, err := lifecycle.RetentionPlan(normalize(l), lifecycle.RetentionPolicy{MinBatches: min, Now: retNow})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,12 +58,12 @@ func TestPlanGoldenSinkEngine(t *testing.T) {
 	w := newRetWorld()
 	w.writeInput(t, 0, 12)
 	w.run(t, 1)
-	l, err := lifecycle.ReadSink(ctx, w.store("out"))
+	l, err := lifecycle.ReadSinkListing(ctx, w.store("out"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, min := range []int{2, 0} {
-		r, err := lifecycle.Plan(normalize(l), lifecycle.Policy{MinBatches: min, Now: retNow})
+		r, err := lifecycle.RetentionPlan(normalize(l), lifecycle.RetentionPolicy{MinBatches: min, Now: retNow})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestPlanGoldenSinkEngine(t *testing.T) {
 		id, _, _ := checkpoint.ParseLogFileName(strings.TrimPrefix(l.Objects[i].Key, checkpoint.SinkMetadataDir+"/"))
 		l.Objects[i].Modified = retNow.Add(-time.Duration(12-id) * time.Hour)
 	}
-	r, err := lifecycle.Plan(l, lifecycle.Policy{MinBatches: 1, RetainFor: 5*time.Hour + time.Minute, Now: retNow})
+	r, err := lifecycle.RetentionPlan(l, lifecycle.RetentionPolicy{MinBatches: 1, RetainFor: 5*time.Hour + time.Minute, Now: retNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestPlanSinkNeverRemovesData(t *testing.T) {
 	keys = append(keys, "_spark_metadata/.8.crc", "_spark_metadata/notes.txt", "offsets/0", "offsets/1", "commits/0",
 		"state/0/0/1.delta", "_ckgate/effects/1/0", "sub/_spark_metadata/3", "date=2026-01-01/part-1.jsonl")
 	l := lifecycle.Listing{Objects: synth(1000*time.Hour, keys...), Sink: true}
-	r, err := lifecycle.Plan(l, lifecycle.Policy{MinBatches: 1, Now: retNow})
+	r, err := lifecycle.RetentionPlan(l, lifecycle.RetentionPolicy{MinBatches: 1, Now: retNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestReadSinkNotASink(t *testing.T) {
 		t.Fatal(err)
 	}
 	put(t, st, "part-0.jsonl", "{}")
-	if _, err := lifecycle.ReadSink(context.Background(), st); err == nil || !strings.Contains(err.Error(), "_spark_metadata") {
+	if _, err := lifecycle.ReadSinkListing(context.Background(), st); err == nil || !strings.Contains(err.Error(), "_spark_metadata") {
 		t.Fatalf("an output without a manifest log: %v", err)
 	}
 }
@@ -147,11 +147,11 @@ func TestRetentionSinkPolicy(t *testing.T) {
 	w.writeInput(t, 0, 12)
 	w.run(t, 1)
 	out := w.store("out")
-	l, err := lifecycle.ReadSink(ctx, out)
+	l, err := lifecycle.ReadSinkListing(ctx, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := lifecycle.Plan(l, lifecycle.Policy{MinBatches: 2, Now: time.Now()})
+	r, err := lifecycle.RetentionPlan(l, lifecycle.RetentionPolicy{MinBatches: 2, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,12 +173,12 @@ func TestRetentionSinkPolicy(t *testing.T) {
 		}
 	}
 	for _, k := range []string{data, checkpoint.SinkMetadataDir + "/9.compact", checkpoint.SinkMetadataDir + "/12"} {
-		evil := &lifecycle.Result{Remove: []lifecycle.Decision{{Key: k}}}
-		if _, err := lifecycle.Apply(ctx, st, evil, lifecycle.ApplyOptions{}); !errors.Is(err, gateway.ErrDenied) {
+		evil := &lifecycle.RetentionResult{Remove: []lifecycle.Decision{{Key: k}}}
+		if _, err := lifecycle.ApplyRetention(ctx, st, evil, lifecycle.RetentionApplyOptions{}); !errors.Is(err, gateway.ErrDenied) {
 			t.Fatalf("deleting %s: %v, want ErrDenied", k, err)
 		}
 	}
-	res, err := lifecycle.Apply(ctx, st, r, lifecycle.ApplyOptions{})
+	res, err := lifecycle.ApplyRetention(ctx, st, r, lifecycle.RetentionApplyOptions{})
 	if err != nil || res.Deleted != len(r.Remove) || res.Deleted == 0 {
 		t.Fatalf("apply: %v, %+v of %d", err, res, len(r.Remove))
 	}

@@ -262,8 +262,15 @@ func (e *DeniedError) Error() string {
 	return violationList(e.Violations)
 }
 
-// Is makes errors.Is(err, gateway.ErrDenied) true.
-func (e *DeniedError) Is(target error) bool { return target == gateway.ErrDenied }
+// Is makes errors.Is(err, gateway.ErrDenied) true, except for a fail-closed
+// refusal because the store did not answer (the evaluation error is
+// gateway.ErrUnavailable, reachable through Unwrap): that is no verdict of
+// the policies but a store briefly unavailable, and every caller (exit
+// status, ckgate serve's 503, validate-access) must treat it as one, to be
+// retried.
+func (e *DeniedError) Is(target error) bool {
+	return target == gateway.ErrDenied && !errors.Is(e.Err, gateway.ErrUnavailable)
+}
 
 // Unwrap returns the evaluation error of a fail-closed denial.
 func (e *DeniedError) Unwrap() error { return e.Err }

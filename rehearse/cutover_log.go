@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ckgate/ckgate/engine"
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/sink"
 	"github.com/ckgate/ckgate/engine/spec"
@@ -187,16 +186,16 @@ func isolatedSinkIdentity(s *spec.Spec) (map[string]string, error) {
 // it names the drill's own sink: the copy's output goes to an isolated
 // target, never to the production one. Only the "sink" field changes.
 func redirectPlanSink(ctx context.Context, cp gateway.Store, s *spec.Spec) error {
-	data, v, err := gateway.GetBounded(ctx, cp, engine.PlanKey, 0)
+	data, v, err := gateway.GetBounded(ctx, cp, checkpoint.PlanKey, 0)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s of the isolated copy: %w", engine.PlanKey, err)
+		return fmt.Errorf("read %s of the isolated copy: %w", checkpoint.PlanKey, err)
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
-		return fmt.Errorf("%s of the isolated copy: %w", engine.PlanKey, err)
+		return fmt.Errorf("%s of the isolated copy: %w", checkpoint.PlanKey, err)
 	}
 	id, err := isolatedSinkIdentity(s)
 	if err != nil {
@@ -212,8 +211,8 @@ func redirectPlanSink(ctx context.Context, cp gateway.Store, s *spec.Spec) error
 	if err := enc.Encode(m); err != nil {
 		return err
 	}
-	if _, err := cp.Put(ctx, engine.PlanKey, b.Bytes(), gateway.IfMatch(v)); err != nil {
-		return fmt.Errorf("write %s of the isolated copy: %w", engine.PlanKey, err)
+	if _, err := cp.Put(ctx, checkpoint.PlanKey, b.Bytes(), gateway.IfMatch(v)); err != nil {
+		return fmt.Errorf("write %s of the isolated copy: %w", checkpoint.PlanKey, err)
 	}
 	return nil
 }

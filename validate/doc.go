@@ -58,8 +58,10 @@
 // to the run. Whatever wrote them is removed at the end of every run:
 // after a failure, after the timeout, and after cancellation (Ctrl-C),
 // when no new probe starts, writes in flight finish and the cleanup runs
-// with its own deadline. When the principal may not delete, the cleanup
-// fails and names the keys left behind. On a local disk the run removes
+// with its own deadline (30 s). A write whose answer was lost counts as
+// written; a delete the store was unavailable for is tried again, with
+// backoff, until that deadline. When the principal may not delete, the
+// cleanup fails and names the keys left behind. On a local disk the run removes
 // the directory _ckgate/preflight when it created it and it is empty
 // again, and the store keeps its lock files under _ckgate/.ckgate-locks:
 // nothing outside _ckgate/ is left. Run as root on a directory of another

@@ -231,8 +231,7 @@ func (o *opsState) cleanup(ctx context.Context) outcome {
 	var left []string
 	var firstErr error
 	for _, k := range keys {
-		err := o.st.Delete(ctx, k, gateway.None())
-		if err != nil && !errors.Is(err, gateway.ErrNotFound) {
+		if err := removeProbeKey(ctx, o.st, k); err != nil {
 			left = append(left, k)
 			if firstErr == nil {
 				firstErr = err

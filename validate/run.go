@@ -82,6 +82,12 @@ func (o Options) maxSkew() time.Duration {
 func Run(ctx context.Context, raw string, opts Options) (*Report, error) {
 	start := time.Now()
 	u, err := gateway.ParseURL(raw)
+	if err == nil {
+		var d time.Duration
+		if u, d, err = gateway.TakeTryTimeout(u); d > 0 {
+			ctx = gateway.WithTryTimeout(ctx, d)
+		}
+	}
 	if err != nil {
 		return nil, usagef("%w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ckgate/ckgate/engine"
+	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/compat"
 )
 
@@ -87,11 +88,11 @@ func TestCompatCkgatePlanComplete(t *testing.T) {
 		{"aggregates", "{sum: value}", "{max: value}", compat.RuleAggregates},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := fileBytes(t, filepath.Join(cp, engine.PlanKey))
+			before := fileBytes(t, filepath.Join(cp, checkpoint.PlanKey))
 			sp := specVariant(t, cp, tc.name, sessionRateSpec, tc.old, tc.new)
 			ckgate(t, Options{}, "", "compat", "--spec", sp, cp).want(t, 1, "NOT_ALLOWED", tc.rule, "0 unchecked")
 			ckgate(t, Options{}, "", "run", "--available-now", "--checkpoint", cp, sp).wantErr(t, 1, "incompatible with the checkpoint")
-			if !slices.Equal(before, fileBytes(t, filepath.Join(cp, engine.PlanKey))) {
+			if !slices.Equal(before, fileBytes(t, filepath.Join(cp, checkpoint.PlanKey))) {
 				t.Error("a refused run changed the plan")
 			}
 		})
@@ -111,7 +112,7 @@ func TestCompatCkgatePlanComplete(t *testing.T) {
 func TestCompatCkgateOldPlan(t *testing.T) {
 	cp := runRateQuery(t, rateSpec)
 	old := fileBytes(t, "../../engine/compat/testdata/ckgate-plan-before-settings.json")
-	if err := os.WriteFile(filepath.Join(cp, engine.PlanKey), old, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(cp, checkpoint.PlanKey), old, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	same := filepath.Join(filepath.Dir(cp), "q.yaml")
@@ -126,8 +127,8 @@ func TestCompatCkgateOldPlan(t *testing.T) {
 	}
 	ckgate(t, Options{}, "", "compat", "--spec", same, cp).want(t, 0, "UNCHECKED", "did not record the watermark delay", "max_rows_per_batch, total_rows")
 	ckgate(t, Options{}, "", "run", "--format", "json", "--available-now", "--checkpoint", cp, same).want(t, 0, `"settingsChanged":"the plan did not record the settings`)
-	var p engine.Plan
-	if err := json.Unmarshal(fileBytes(t, filepath.Join(cp, engine.PlanKey)), &p); err != nil {
+	var p checkpoint.EnginePlan
+	if err := json.Unmarshal(fileBytes(t, filepath.Join(cp, checkpoint.PlanKey)), &p); err != nil {
 		t.Fatal(err)
 	}
 	if p.Settings == nil || p.Settings.WatermarkMs != 10000 || p.Fingerprint == "" {
@@ -140,7 +141,7 @@ func TestCompatCkgateOldPlan(t *testing.T) {
 // state format cannot be restored: compat says not_allowed, run refuses.
 func TestCompatCkgateStateFormat(t *testing.T) {
 	cp := runRateQuery(t, rateSpec)
-	key := filepath.Join(cp, engine.PlanKey)
+	key := filepath.Join(cp, checkpoint.PlanKey)
 	b := fileBytes(t, key)
 	if !strings.Contains(string(b), `"state_format": "`+engine.StateFormat+`"`) {
 		t.Fatalf("no state format in %s", b)

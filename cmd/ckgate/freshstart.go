@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ckgate/ckgate/engine"
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/source"
 	"github.com/ckgate/ckgate/gateway"
@@ -213,7 +211,7 @@ func (e *env) boundary(c *cli.Context, src gateway.Store) (source.StartPoint, *t
 		topic = t
 	}
 	if topic == "" {
-		return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp: the checkpoint records no Kafka topic (%s): give --topic", engine.PlanKey)
+		return source.StartPoint{}, nil, usageErrorf(c, "--from-timestamp: the checkpoint records no Kafka topic (%s): give --topic", checkpoint.PlanKey)
 	}
 	offs, err := lifecycle.KafkaOffsetsAfter(c.Context, brokers, topic, t)
 	if err != nil {
@@ -256,20 +254,14 @@ func (e *env) filesBoundary(c *cli.Context, src gateway.Store) (source.StartPoin
 }
 
 // planSource returns the source kind and Kafka topic recorded in the
-// checkpoint's plan ("" when it has no plan: a Spark checkpoint).
+// checkpoint's plan ("" when it has no plan: a Spark checkpoint); a plan
+// that does not decode is unreadable input.
 func planSource(ctx context.Context, st gateway.Store) (kind, topic string, err error) {
-	data, _, err := gateway.GetBounded(ctx, st, engine.PlanKey, 0)
-	if errors.Is(err, gateway.ErrNotFound) {
-		return "", "", nil
+	kind, fields, err := lifecycle.PlannedSource(ctx, st)
+	if errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, checkpoint.ErrUnsupportedVersion) {
+		return "", "", &InputError{Err: err}
 	}
-	if err != nil {
-		return "", "", fmt.Errorf("read %s: %w", engine.PlanKey, err)
-	}
-	var p engine.Plan
-	if err := json.Unmarshal(data, &p); err != nil {
-		return "", "", &InputError{Err: fmt.Errorf("%s: %w", engine.PlanKey, err)}
-	}
-	return p.Source["kind"], p.Source["topic"], nil
+	return kind, fields["topic"], err
 }
 
 func mapsKeys(m map[string]map[int32]int64) []string {

@@ -80,7 +80,7 @@ func TestSparkCheckpointGainsNothingOutsideCkgate(t *testing.T) {
 	r := ckgate(t, Options{}, "", "retention", "plan", "--min-batches", "2", "--format", "json", dir)
 	r.want(t, 0)
 	same("retention plan", before)
-	var plan lifecycle.Result
+	var plan lifecycle.RetentionResult
 	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil || len(plan.Remove) == 0 {
 		t.Fatalf("plan: %v, %d removals\n%s", err, len(plan.Remove), r.stdout)
 	}

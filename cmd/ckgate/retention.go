@@ -77,14 +77,14 @@ func retentionFlags() []cli.Flag {
 }
 
 // retentionPolicy is the planner's policy from the flags.
-func retentionPolicy(c *cli.Context) (lifecycle.Policy, error) {
+func retentionPolicy(c *cli.Context) (lifecycle.RetentionPolicy, error) {
 	if n := c.Int("min-batches"); n < 1 {
-		return lifecycle.Policy{}, usageErrorf(c, "--min-batches %d: want 1 or more", n)
+		return lifecycle.RetentionPolicy{}, usageErrorf(c, "--min-batches %d: want 1 or more", n)
 	}
 	if flagDuration(c, "retain-for") < 0 || flagDuration(c, "log-retention") <= 0 {
-		return lifecycle.Policy{}, usageErrorf(c, "--retain-for and --log-retention: want a positive duration")
+		return lifecycle.RetentionPolicy{}, usageErrorf(c, "--retain-for and --log-retention: want a positive duration")
 	}
-	return lifecycle.Policy{
+	return lifecycle.RetentionPolicy{
 		MinBatches:   c.Int("min-batches"),
 		RetainFor:    flagDuration(c, "retain-for"),
 		LogRetention: flagDuration(c, "log-retention"),
@@ -95,14 +95,14 @@ func retentionPolicy(c *cli.Context) (lifecycle.Policy, error) {
 // sinkPlan is the plan of one --sink output.
 type sinkPlan struct {
 	URL string `json:"url"`
-	*lifecycle.Result
+	*lifecycle.RetentionResult
 	listing lifecycle.Listing
 }
 
 // planJSON is `retention plan --format json`: the checkpoint's plan, and
 // the sinks' when --sink is given.
 type planJSON struct {
-	*lifecycle.Result
+	*lifecycle.RetentionResult
 	Sinks []sinkPlan `json:"sinks,omitempty"`
 }
 
@@ -125,15 +125,15 @@ func sinkURLs(c *cli.Context, checkpointURL string) ([]string, error) {
 }
 
 // sinkPlanFor reads a sink output's manifest log and plans it.
-func (e *env) sinkPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.Policy) (lifecycle.Listing, *lifecycle.Result, error) {
-	l, err := lifecycle.ReadSink(c.Context, st)
+func (e *env) sinkPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error) {
+	l, err := lifecycle.ReadSinkListing(c.Context, st)
 	if errors.Is(err, checkpoint.ErrNotCheckpoint) {
 		return l, nil, &InputError{Err: fmt.Errorf("--sink %s: %w", gateway.Redact(raw), err)}
 	}
 	if err != nil {
 		return l, nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
 	}
-	r, err := lifecycle.Plan(l, p)
+	r, err := lifecycle.RetentionPlan(l, p)
 	if err != nil {
 		return l, nil, fmt.Errorf("retention --sink %s: %w", gateway.Redact(raw), err)
 	}
@@ -142,7 +142,7 @@ func (e *env) sinkPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecy
 
 // withSinks opens every --sink store, plans it and calls f with the plans
 // (in flag order); the stores stay open during f.
-func (e *env) withSinks(c *cli.Context, urls []string, p lifecycle.Policy, f func(plans []sinkPlan, stores []gateway.Store) error) error {
+func (e *env) withSinks(c *cli.Context, urls []string, p lifecycle.RetentionPolicy, f func(plans []sinkPlan, stores []gateway.Store) error) error {
 	var plans []sinkPlan
 	var stores []gateway.Store
 	defer func() {
@@ -160,21 +160,21 @@ func (e *env) withSinks(c *cli.Context, urls []string, p lifecycle.Policy, f fun
 		if err != nil {
 			return err
 		}
-		plans = append(plans, sinkPlan{URL: gateway.Redact(raw), Result: r, listing: l})
+		plans = append(plans, sinkPlan{URL: gateway.Redact(raw), RetentionResult: r, listing: l})
 	}
 	return f(plans, stores)
 }
 
 // retentionPlanFor reads the checkpoint and plans.
-func (e *env) retentionPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.Policy) (lifecycle.Listing, *lifecycle.Result, error) {
-	l, err := lifecycle.Read(c.Context, st, p)
+func (e *env) retentionPlanFor(c *cli.Context, st gateway.Store, raw string, p lifecycle.RetentionPolicy) (lifecycle.Listing, *lifecycle.RetentionResult, error) {
+	l, err := lifecycle.ReadListing(c.Context, st, p)
 	if err != nil {
 		return l, nil, fmt.Errorf("retention %s: %w", gateway.Redact(raw), err)
 	}
 	if len(l.Objects) == 0 {
 		return l, nil, &InputError{Err: fmt.Errorf("%s: %w (nothing under it)", gateway.Redact(raw), checkpoint.ErrNotCheckpoint)}
 	}
-	r, err := lifecycle.Plan(l, p)
+	r, err := lifecycle.RetentionPlan(l, p)
 	if err != nil {
 		return l, nil, fmt.Errorf("retention %s: %w", gateway.Redact(raw), err)
 	}
@@ -183,12 +183,8 @@ func (e *env) retentionPlanFor(c *cli.Context, st gateway.Store, raw string, p l
 
 // queryIDOf is the query id in st's metadata ("" when it has none).
 func queryIDOf(c *cli.Context, st gateway.Store) string {
-	if data, _, err := gateway.GetBounded(c.Context, st, checkpoint.MetadataKey, 0); err == nil {
-		if q, err := policy.ParseMetadata(data); err == nil {
-			return q
-		}
-	}
-	return ""
+	q, _ := checkpoint.ReadQueryID(c.Context, st)
+	return q
 }
 
 func (e *env) retentionPlan(c *cli.Context) error {
@@ -220,7 +216,7 @@ func (e *env) retentionPlan(c *cli.Context) error {
 				}
 			}
 			if f == "json" {
-				return printJSON(e.stdout, planJSON{Result: r, Sinks: plans})
+				return printJSON(e.stdout, planJSON{RetentionResult: r, Sinks: plans})
 			}
 			if err := writePlanTable(e.stdout, r, c.Bool("all")); err != nil {
 				return err
@@ -265,7 +261,7 @@ func int64Text(v *int64) string {
 	return fmt.Sprint(*v)
 }
 
-func writePlanTable(w io.Writer, r *lifecycle.Result, all bool) error {
+func writePlanTable(w io.Writer, r *lifecycle.RetentionResult, all bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "latest offsets batch %s, latest commit %s, retain from batch %s\n",
 		int64Text(r.LatestOffsets), int64Text(r.LatestCommit), int64Text(r.RetainFrom))
@@ -275,7 +271,7 @@ func writePlanTable(w io.Writer, r *lifecycle.Result, all bool) error {
 }
 
 // planID names a plan by its content.
-func planID(r *lifecycle.Result) string {
+func planID(r *lifecycle.RetentionResult) string {
 	h := sha256.New()
 	for _, d := range r.Remove {
 		fmt.Fprintf(h, "%s\n", d.Key)
@@ -320,7 +316,7 @@ func (e *env) retentionApply(c *cli.Context) error {
 				return err
 			}
 			for i, sp := range plans {
-				if err := e.applyPlan(c, sinkStores[i], sinks[i], sp.Result, policy.Facts{}, eng, log, "sink "+sp.URL+": ", "manifests"); err != nil {
+				if err := e.applyPlan(c, sinkStores[i], sinks[i], sp.RetentionResult, policy.Facts{}, eng, log, "sink "+sp.URL+": ", "manifests"); err != nil {
 					return err
 				}
 			}
@@ -331,7 +327,7 @@ func (e *env) retentionApply(c *cli.Context) error {
 
 // applyPlan deletes what r removes from st (at raw) as a retention
 // principal whose policy plan is r, and reports it.
-func (e *env) applyPlan(c *cli.Context, st gateway.Store, raw string, r *lifecycle.Result, facts policy.Facts,
+func (e *env) applyPlan(c *cli.Context, st gateway.Store, raw string, r *lifecycle.RetentionResult, facts policy.Facts,
 	eng *policy.Engine, log *policy.DecisionLog, label, what string) error {
 	if len(r.Remove) == 0 {
 		_, err := fmt.Fprintf(e.stdout, "%snothing to remove\n", label)
@@ -345,12 +341,12 @@ func (e *env) applyPlan(c *cli.Context, st gateway.Store, raw string, r *lifecyc
 		return err
 	}
 	defer done()
-	opts := lifecycle.ApplyOptions{Concurrency: c.Int("concurrency")}
+	opts := lifecycle.RetentionApplyOptions{Concurrency: c.Int("concurrency")}
 	if bar := e.progressBar(c, "deleting"); bar != nil {
 		opts.Progress = func(done, total int) { bar.set(done, total, "") }
 		defer bar.close()
 	}
-	res, err := lifecycle.Apply(c.Context, guarded, r, opts)
+	res, err := lifecycle.ApplyRetention(c.Context, guarded, r, opts)
 	if err != nil {
 		return fmt.Errorf("retention apply %s (plan %s): %d deleted before: %w", gateway.Redact(raw), id, res.Deleted, err)
 	}

@@ -17,10 +17,10 @@ import (
 
 // writePlanFile writes the reviewed plan to the new local file out
 // (create-only: a plan under review is never replaced by another).
-func (e *env) writePlanFile(c *cli.Context, out string, p lifecycle.Policy, cp lifecycle.PlanTarget, sinkURLs []string, plans []sinkPlan) error {
+func (e *env) writePlanFile(c *cli.Context, out string, p lifecycle.RetentionPolicy, cp lifecycle.PlanTarget, sinkURLs []string, plans []sinkPlan) error {
 	pf := lifecycle.PlanFile{Kind: lifecycle.PlanFileKind, Version: 1, Created: p.Now.UTC(), Policy: lifecycle.PlanPolicyOf(p), Checkpoint: cp}
 	for i, sp := range plans {
-		pf.Sinks = append(pf.Sinks, lifecycle.NewPlanTarget(sinkURLs[i], location(sinkURLs[i]), "", sp.listing, sp.Result))
+		pf.Sinks = append(pf.Sinks, lifecycle.NewPlanTarget(sinkURLs[i], location(sinkURLs[i]), "", sp.listing, sp.RetentionResult))
 	}
 	data, err := json.MarshalIndent(pf, "", "  ")
 	if err != nil {
@@ -147,7 +147,7 @@ func (e *env) retentionApplyPlan(c *cli.Context) error {
 		}
 		return e.withSinks(c, sinks, p, func(plans []sinkPlan, sinkStores []gateway.Store) error {
 			for i, sp := range plans {
-				if err := pf.Sinks[i].Check(sp.listing, sp.Result, ""); err != nil {
+				if err := pf.Sinks[i].Check(sp.listing, sp.RetentionResult, ""); err != nil {
 					return err
 				}
 			}

@@ -19,7 +19,7 @@ func TestRetentionPlanAndApply(t *testing.T) {
 		"retain from batch 2", "remove 9 keys", "offsets/0", "older than snapshot 2")
 	r := ckgate(t, Options{}, "", "retention", "plan", "--min-batches", "2", "--format", "json", dir)
 	r.want(t, 0)
-	var plan lifecycle.Result
+	var plan lifecycle.RetentionResult
 	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil {
 		t.Fatal(err)
 	}
@@ -136,10 +136,10 @@ func TestRetentionSink(t *testing.T) {
 	r := runCLI(t, dir, "retention", "plan", "--min-batches", "2", "--format", "json", "--sink", "out", "ck")
 	r.want(t, 0)
 	var plan struct {
-		lifecycle.Result
+		lifecycle.RetentionResult
 		Sinks []struct {
 			URL string `json:"url"`
-			lifecycle.Result
+			lifecycle.RetentionResult
 		} `json:"sinks"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil {

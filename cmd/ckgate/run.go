@@ -19,6 +19,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/engine"
+	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/spec"
 	"github.com/ckgate/ckgate/gateway"
 )
@@ -315,10 +316,10 @@ func (p *runPrinter) start(s *spec.Spec, ck string, r engine.Restored) {
 		fmt.Fprintf(p.w, "query %s (id %s): resuming %s after batch %d\n", s.Name, r.QueryID, ck, r.LastCommitted)
 	}
 	if r.PlanReplaced != "" {
-		fmt.Fprintf(p.w, "note: the checkpoint holds no batch yet, so the spec's plan replaces the one recorded in %s (%s)\n", engine.PlanKey, r.PlanReplaced)
+		fmt.Fprintf(p.w, "note: the checkpoint holds no batch yet, so the spec's plan replaces the one recorded in %s (%s)\n", checkpoint.PlanKey, r.PlanReplaced)
 	}
 	if r.SettingsChanged != "" {
-		fmt.Fprintf(p.w, "note: the spec changes settings recorded in %s, written again (%s); `ckgate compat` says what a change does\n", engine.PlanKey, r.SettingsChanged)
+		fmt.Fprintf(p.w, "note: the spec changes settings recorded in %s, written again (%s); `ckgate compat` says what a change does\n", checkpoint.PlanKey, r.SettingsChanged)
 	}
 	if r.Partitions != r.PartitionsSpec {
 		fmt.Fprintf(p.w, "note: the checkpoint fixes %d partitions (the spec says %d)\n", r.Partitions, r.PartitionsSpec)

@@ -85,6 +85,13 @@ type killCell struct {
 	// sink's output ("out") of a run; nil: directories in the run's dir.
 	root     func(run int, what string) string
 	maxDelay time.Duration // longest delay after the chosen batch (default 30ms)
+	env      []string      // added to each child's environment
+	// transient reports whether a run that exited non-zero failed the way
+	// the cell provokes (a store unavailable under wire faults): it is
+	// restarted like a killed one. nil: every non-zero exit fails the test.
+	transient func(c *child) bool
+	// ended, when set, is told of every child once it is gone.
+	ended func(c *child, killed bool)
 }
 
 // killFigures are what a cell reports.
@@ -172,7 +179,7 @@ func killRun(t *testing.T, r *rand.Rand, cell killCell, run int, want []string) 
 		if attempt > 60 {
 			t.Fatalf("run %d: no run completed after %d kills\n%s", run, kills, outputs.String())
 		}
-		c := startChild(t, dir, nil, "run", "--checkpoint", ckURL, "--available-now", "--format", "json", sp)
+		c := startChild(t, dir, cell.env, "run", "--checkpoint", ckURL, "--available-now", "--format", "json", sp)
 		procs++
 		if attempt < planned {
 			// Kill after a random number of batches (0: while it opens
@@ -181,12 +188,21 @@ func killRun(t *testing.T, r *rand.Rand, cell killCell, run int, want []string) 
 			if killAt(c, batches, delay) {
 				kills++
 				outputs.WriteString(c.output())
+				if cell.ended != nil {
+					cell.ended(c, true)
+				}
 				continue
 			}
 		} else {
 			c.wait(t, 5*time.Minute)
 		}
 		outputs.WriteString(c.output())
+		if cell.ended != nil {
+			cell.ended(c, false)
+		}
+		if c.code() != 0 && cell.transient != nil && cell.transient(c) {
+			continue
+		}
 		if c.code() != 0 {
 			t.Fatalf("run %d attempt %d: ckgate run exited %d\n%s", run, attempt, c.code(), c.output())
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/engine"
+	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/spec"
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/policy"
@@ -116,16 +117,12 @@ func (g *runGuard) registry(base *gateway.Registry) *gateway.Registry {
 // checkpointQueryID is the query id in the checkpoint's metadata, "" for
 // a new checkpoint.
 func checkpointQueryID(ctx context.Context, cp gateway.Store) (string, error) {
-	data, _, err := gateway.GetBounded(ctx, cp, "metadata", 0)
-	switch {
-	case errors.Is(err, gateway.ErrNotFound):
-		return "", nil
-	case err != nil:
-		return "", fmt.Errorf("read metadata: %w", err)
+	id, err := checkpoint.ReadQueryID(ctx, cp)
+	if errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, checkpoint.ErrUnsupportedVersion) {
+		return "", gateway.E("open", checkpoint.MetadataKey, gateway.ErrInvalidKey, err)
 	}
-	id, err := policy.ParseMetadata(data)
 	if err != nil {
-		return "", gateway.E("open", "metadata", gateway.ErrInvalidKey, err)
+		return "", fmt.Errorf("read metadata: %w", err)
 	}
 	return id, nil
 }

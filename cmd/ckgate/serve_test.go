@@ -70,6 +70,14 @@ func startServeAs(t *testing.T, credsYAML string, extra ...string) (endpoint, di
 	if err := os.WriteFile(filepath.Join(dir, "ckpt", "README"), []byte("bucket\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	endpoint, stop = serveOn(t, dir, credsYAML, extra...)
+	return endpoint, dir, stop
+}
+
+// serveOn runs `ckgate serve --store storeURL` in process with the
+// credentials file credsYAML and the extra serve flags; see startServe.
+func serveOn(t *testing.T, storeURL, credsYAML string, extra ...string) (endpoint string, stop func() (int, string)) {
+	t.Helper()
 	creds := filepath.Join(t.TempDir(), "creds.yaml")
 	if err := os.WriteFile(creds, []byte(credsYAML), 0o600); err != nil {
 		t.Fatal(err)
@@ -84,7 +92,7 @@ func startServeAs(t *testing.T, credsYAML string, extra ...string) (endpoint, di
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(ctx, Options{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: errOut},
-			append([]string{"ckgate", "serve", "--listen", addr, "--store", dir, "--credentials", creds}, extra...))
+			append([]string{"ckgate", "serve", "--listen", addr, "--store", storeURL, "--credentials", creds}, extra...))
 	}()
 	select {
 	case <-errOut.ready:
@@ -104,9 +112,9 @@ func startServeAs(t *testing.T, credsYAML string, extra ...string) (endpoint, di
 	}
 	t.Cleanup(func() { stop() })
 	if slices.Contains(extra, "--tls-cert") {
-		return "https://" + addr, dir, stop
+		return "https://" + addr, stop
 	}
-	return "http://" + addr, dir, stop
+	return "http://" + addr, stop
 }
 
 // requireTool finds a client program; missing, the test fails under CI.

@@ -121,4 +121,28 @@
 // Report.OK is false for an inconsistent status or any error finding;
 // `ckgate inspect` exits 0 when it holds, 1 otherwise, 2 on
 // ErrNotCheckpoint.
+//
+// # Errors
+//
+// Checked with errors.Is; every error about a stored object names its key
+// (a *KeyError for the Read* helpers: ReadPlan, ReadQueryID, ReadCommit,
+// …). The CLI's exit status is in brackets:
+//
+//   - ErrNotCheckpoint [2]: nothing at the location looks like a
+//     checkpoint.
+//   - ErrCorrupt [1, or 2 where a command reads it as its input: gap,
+//     fresh-start's plan]: the bytes do not follow the format.
+//     ErrTruncated (cut short) is ErrCorrupt too. It is the one value
+//     engine.ErrCorrupt and engine/state's ErrCorrupt are (package errkind
+//     holds it so that engine/state need not import this package).
+//   - ErrUnsupportedVersion [1]: a version newer than understood (a
+//     *VersionError says which file kind and versions).
+//   - ErrUnsupportedCodec: a state codec other than lz4; Inspect reports it
+//     as a finding and goes on.
+//   - gateway.ErrNotFound [2], gateway.ErrTooLarge: passed through from the
+//     store (GetBounded refuses a file above its bound before reading it).
+//
+// The state chain (statechain.go: WalkStateChain, LineageStateChain,
+// LinkedStateChain) returns no errors: a chain that cannot be built says
+// why in StateChain.Problem.
 package checkpoint

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/ckgate/ckgate/engine/checkpoint/errkind"
 )
 
 // Error kinds of this package. Check them with errors.Is; every error a
@@ -14,8 +16,10 @@ var (
 	// checkpoint (no metadata, offsets, commits, state or _ckgate files).
 	ErrNotCheckpoint = errors.New("not a checkpoint")
 	// ErrCorrupt: the bytes do not follow the format (bad JSON, bad framing,
-	// a checksum that does not match, a negative length, ...).
-	ErrCorrupt = errors.New("corrupt")
+	// a checksum that does not match, a negative length, ...). It is the
+	// one value engine.ErrCorrupt and engine/state's ErrCorrupt are too
+	// (errkind.Corrupt).
+	ErrCorrupt = errkind.Corrupt
 	// ErrTruncated: the bytes end before the format says they may. It is
 	// also ErrCorrupt.
 	ErrTruncated error = &kindError{msg: "truncated", parent: ErrCorrupt}

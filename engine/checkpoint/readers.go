@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ckgate/ckgate/gateway"
 )
@@ -46,4 +47,18 @@ func ReadOperatorMetadata(ctx context.Context, st gateway.Store, key string) (*O
 // ReadStateSchema reads a state schema file (v1, v2 or v3) at key.
 func ReadStateSchema(ctx context.Context, st gateway.Store, key string) (*StateSchema, error) {
 	return readDecode(ctx, st, key, DecodeStateSchema)
+}
+
+// ReadQueryID returns the query id in "metadata", "" when the checkpoint
+// has none (a new checkpoint: not an error). A metadata file that does not
+// decode, or holds no id, is a *KeyError naming it.
+func ReadQueryID(ctx context.Context, st gateway.Store) (string, error) {
+	m, err := ReadStreamMetadata(ctx, st)
+	if errors.Is(err, gateway.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return m.ID, nil
 }

@@ -204,6 +204,10 @@ type PartitionReport struct {
 	RebuildFiles    int             `json:"rebuild_files"`
 	Problem         string          `json:"problem,omitempty"`
 	Details         []VersionDetail `json:"details,omitempty"`
+	// RebuildKeys are the keys a restart reads to build RequiredVersion:
+	// the chain's files and the SST and log files its base zip names
+	// (retention must keep every one; not in the JSON report).
+	RebuildKeys []string `json:"-"`
 }
 
 // VersionDetail is one decoded state file.

@@ -19,7 +19,7 @@
 // refuses a restart when any of these differ (the partitions recorded
 // there silently win), so for such checkpoints compat classifies those
 // differences NotAllowed even where Spark would allow them. Its settings
-// (engine.PlanSettings: the watermark delay, the where filter, the other
+// (checkpoint.PlanSettings: the watermark delay, the where filter, the other
 // source and sink options, the state format) are those of the latest run;
 // a restart may change them (but the state format), and compat classifies
 // each change, so nothing a spec says is unchecked. A plan written before

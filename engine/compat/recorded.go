@@ -1,7 +1,6 @@
 package compat
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,7 +64,7 @@ func FromCheckpoint(ctx context.Context, st gateway.Store, rep *checkpoint.Repor
 	}
 	if rep.Writer.Kind == checkpoint.WriterCkgate && rep.Writer.Plan {
 		rec.Writer = WriterCkgate
-		p, err := ReadEnginePlan(ctx, st)
+		p, err := checkpoint.ReadPlan(ctx, st)
 		if err != nil {
 			return nil, err
 		}
@@ -305,28 +304,12 @@ func primaryKeys(o Operator) []Field {
 	return k
 }
 
-// ReadEnginePlan reads _ckgate/plan.json.
-func ReadEnginePlan(ctx context.Context, st gateway.Store) (*engine.Plan, error) {
-	data, _, err := gateway.GetBounded(ctx, st, engine.PlanKey, 0)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", engine.PlanKey, err)
-	}
-	var p engine.Plan
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", engine.PlanKey, checkpoint.ErrCorrupt, err)
-	}
-	if p.Version != 1 {
-		return nil, fmt.Errorf("%s: %w: plan version %d (this ckgate understands 1)", engine.PlanKey, checkpoint.ErrUnsupportedVersion, p.Version)
-	}
-	return &p, nil
-}
-
 // FromEnginePlan converts ckgate's _ckgate/plan.json. A plan written
-// before ckgate recorded its settings (engine.PlanSettings) does not know
+// before ckgate recorded its settings (checkpoint.PlanSettings) does not know
 // the watermark delay, the where filter, the other source and sink options
 // or the state format: those parts are unknown (listed as unchecked when
 // the proposal gives them).
-func FromEnginePlan(p *engine.Plan) *Plan {
+func FromEnginePlan(p *checkpoint.EnginePlan) *Plan {
 	out := &Plan{Version: PlanVersion, Name: p.Name, Partitions: p.Partitions, OutputMode: p.Stateful.OutputMode,
 		EventTime: p.Stateful.EventTime, Operators: []Operator{}}
 	out.setUnknown("output", "_ckgate/plan.json does not record the output schema (it follows from the operator, its keys and aggregates, which are compared)")
@@ -352,9 +335,9 @@ func FromEnginePlan(p *engine.Plan) *Plan {
 	return out
 }
 
-// applySettings sets the parts of p that engine.PlanSettings record, as
+// applySettings sets the parts of p that checkpoint.PlanSettings record, as
 // FromSpec does for a spec.
-func applySettings(p *Plan, st engine.PlanSettings) {
+func applySettings(p *Plan, st checkpoint.PlanSettings) {
 	if st.EventTime != "" {
 		d := Duration(st.WatermarkMs)
 		p.Watermark = &d

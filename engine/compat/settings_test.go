@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ckgate/ckgate/engine"
+	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/spec"
 )
 
@@ -120,7 +120,7 @@ func TestOldEnginePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p engine.Plan
+	var p checkpoint.EnginePlan
 	if err := json.Unmarshal(data, &p); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ckgate/ckgate/engine"
+	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/spec"
 )
 
@@ -29,7 +29,7 @@ func TestHTTPSinkURLCompared(t *testing.T) {
 		t.Fatalf("the spec's sink: %+v", prop.Sink)
 	}
 	recordedOf := func(id map[string]string) *Recorded {
-		return &Recorded{Plan: FromEnginePlan(&engine.Plan{Version: 1, Sink: id}), Writer: WriterCkgate}
+		return &Recorded{Plan: FromEnginePlan(&checkpoint.EnginePlan{Version: 1, Sink: id}), Writer: WriterCkgate}
 	}
 	changes := func(rec *Recorded, p *Plan) []string {
 		var out []string

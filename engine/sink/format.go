@@ -6,7 +6,7 @@ import (
 	"github.com/ckgate/ckgate/engine/spec"
 )
 
-// FormatVersionKey is the sink option (engine.PlanSettings.SinkOptions)
+// FormatVersionKey is the sink option (checkpoint.PlanSettings.SinkOptions)
 // that records the shape of a parquet sink's files.
 const FormatVersionKey = "format_version"
 

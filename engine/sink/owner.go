@@ -2,7 +2,6 @@ package sink
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -148,18 +147,12 @@ func (f *files) plannedHere(ctx context.Context) (bool, error) {
 	if f.env.Checkpoint == nil {
 		return false, nil
 	}
-	data, _, err := gateway.GetBounded(ctx, f.env.Checkpoint, checkpoint.PlanKey, 0)
+	p, err := checkpoint.ReadPlan(ctx, f.env.Checkpoint)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read %s: %w", checkpoint.PlanKey, err)
-	}
-	var p struct {
-		Sink map[string]string `json:"sink"`
-	}
-	if err := json.Unmarshal(data, &p); err != nil {
-		return false, fmt.Errorf("%s: %w: %w", checkpoint.PlanKey, checkpoint.ErrCorrupt, err)
+		return false, err
 	}
 	return p.Sink != nil && SameIdentity(p.Sink, f.Identity()), nil
 }

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+
+	"github.com/ckgate/ckgate/engine/checkpoint/errkind"
 )
 
-// ErrCorrupt is returned for bytes that are not a state file.
-var ErrCorrupt = errors.New("corrupt state file")
+// ErrCorrupt is returned for bytes that are not a state file. It is the
+// one value checkpoint.ErrCorrupt and engine.ErrCorrupt are too.
+var ErrCorrupt = errkind.Corrupt
 
 const (
 	magic        = "CKGS"
@@ -122,7 +125,7 @@ func (e *Encoder) Finish() ([]byte, error) {
 }
 
 func corrupt(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w state file: %s", ErrCorrupt, fmt.Sprintf(format, args...))
 }
 
 // Decode checks data and returns its header; each calls fn for every

@@ -365,7 +365,8 @@ func Open(ctx context.Context, u *url.URL) (gateway.Store, error) {
 	return open(ctx, u, os.Getenv, ClientOptions())
 }
 
-func open(_ context.Context, u *url.URL, getenv func(string) string, opts *container.ClientOptions) (*Store, error) {
+func open(ctx context.Context, u *url.URL, getenv func(string) string, opts *container.ClientOptions) (*Store, error) {
+	opts = withTryTimeout(ctx, opts)
 	c, err := ParseURL(u)
 	if err != nil {
 		return nil, err

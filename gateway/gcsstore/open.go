@@ -167,9 +167,9 @@ func validBucket(b string) error {
 	return nil
 }
 
-// ClientOptions returns the client options cfg asks for. With
+// clientOptions returns the client options cfg asks for. With
 // STORAGE_EMULATOR_HOST set, credentials_file and impersonate are refused.
-func (cfg Config) ClientOptions(ctx context.Context) ([]option.ClientOption, error) {
+func (cfg Config) clientOptions(ctx context.Context) ([]option.ClientOption, error) {
 	var opts []option.ClientOption
 	if cfg.Endpoint != "" {
 		opts = append(opts, option.WithEndpoint(cfg.Endpoint))

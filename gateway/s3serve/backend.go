@@ -79,7 +79,9 @@ func detach(ctx context.Context) context.Context {
 
 func objectKey(bucket, key string) string { return bucket + "/" + key }
 
-func etag(v gateway.Version) *string { s := `"` + string(v) + `"`; return &s }
+// etag is v as an S3 ETag, quoted once: a store's version may carry the
+// quotes already (s3store keeps S3's own ETags quoted).
+func etag(v gateway.Version) *string { s := `"` + string(unquote(string(v))) + `"`; return &s }
 
 func unquote(s string) gateway.Version {
 	return gateway.Version(strings.Trim(strings.TrimSpace(s), `"`))
@@ -204,6 +206,7 @@ func (b *storeBackend) HeadObject(ctx context.Context, in *s3.HeadObjectInput) (
 
 // readConds applies If-Match / If-None-Match of a read: 412 and 304.
 func readConds(v gateway.Version, ifMatch, ifNoneMatch *string) error {
+	v = unquote(string(v))
 	if ifMatch != nil && unquote(*ifMatch) != v && strings.TrimSpace(*ifMatch) != "*" {
 		return s3err.GetAPIError(s3err.ErrPreconditionFailed)
 	}

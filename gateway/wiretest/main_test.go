@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -40,6 +41,10 @@ type cloud struct {
 	open func(t *testing.T, base string) gateway.Store
 	// isWrite tells an object write (the request a Put sends) from the rest.
 	isWrite func(*http.Request) bool
+	// storeURL returns the store URL of a new bucket reached through the
+	// proxy at base, with query (extra parameters) added, and sets the
+	// environment the URL's opener reads.
+	storeURL func(t *testing.T, base, query string) string
 }
 
 var (
@@ -84,6 +89,10 @@ func s3Cloud(ctx context.Context) *cloud {
 		})
 		return made(t, s3store.New(client, unique("ckgate-"), ""))
 	}
+	c.storeURL = func(t *testing.T, base, query string) string {
+		emu.SetEnv(t)
+		return "s3://" + unique("ckgate-") + "?" + url.Values{"endpoint": {base}, "path_style": {"true"}, "region": {emu.Region}}.Encode() + "&" + query
+	}
 	return c
 }
 
@@ -107,6 +116,10 @@ func gcsCloud(ctx context.Context) *cloud {
 		}
 		t.Cleanup(func() { client.Close() })
 		return made(t, gcsstore.New(client, unique("ckgate-"), "", gcsstore.WithProject("ckgate-test")))
+	}
+	c.storeURL = func(t *testing.T, base, query string) string {
+		t.Setenv(gcsstore.EmulatorHostEnv, strings.TrimPrefix(base, "http://"))
+		return "gs://" + unique("ckgate-") + "?project=ckgate-test&" + query
 	}
 	return c
 }
@@ -136,6 +149,12 @@ func azureCloud(ctx context.Context) *cloud {
 			t.Fatal(err)
 		}
 		return made(t, azstore.New(client, ""))
+	}
+	c.storeURL = func(t *testing.T, base, query string) string {
+		t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "")
+		t.Setenv("AZURE_STORAGE_SAS_TOKEN", "")
+		t.Setenv("AZURE_STORAGE_KEY", emu.Key)
+		return "az://" + emu.Account + "/" + unique("ckgate") + "?" + url.Values{"endpoint": {base + "/" + emu.Account}}.Encode() + "&" + query
 	}
 	return c
 }

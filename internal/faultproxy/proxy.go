@@ -27,6 +27,7 @@ type Options struct {
 // Event is one injected fault.
 type Event struct {
 	Seq    int    // the request's number, from 1, among every request the proxy saw
+	Rule   string // the Name of the rule that injected it
 	Kind   Kind   // what was injected
 	Method string // the request's method
 	Path   string // and path
@@ -198,7 +199,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	p.faulting++
 	p.mu.Unlock()
-	st := &state{kind: kind, delay: rule.Delay, ev: Event{Seq: seq, Kind: kind, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}}
+	st := &state{kind: kind, delay: rule.Delay, ev: Event{Seq: seq, Rule: rule.Name, Kind: kind, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery}}
 	if st.delay <= 0 {
 		st.delay = 30 * time.Second
 	}

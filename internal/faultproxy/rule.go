@@ -43,6 +43,7 @@ var Kinds = []Kind{DropResponse, ResetBefore, ResetAfter, Busy, Internal, Delay,
 // Rule selects requests and the fault to inject into them. The zero
 // selectors match every request.
 type Rule struct {
+	Name   string                   // copied into the Events the rule injects
 	Method string                   // "" matches every method
 	Path   *regexp.Regexp           // matched against the URL path; nil matches all
 	Match  func(*http.Request) bool // extra test; nil matches all
