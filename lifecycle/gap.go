@@ -40,8 +40,10 @@ type GapOptions struct {
 	Kafka *kgo.Client
 	// Open opens a file source's directory by URL (default stores.Open).
 	Open func(ctx context.Context, raw string) (gateway.Store, error)
-	// Delta locates the Delta tables the sources read (see DeltaTables).
-	Delta DeltaTables
+	// Delta and Iceberg locate the tables the sources read (see
+	// TableLocations).
+	Delta   TableLocations
+	Iceberg TableLocations
 }
 
 // GapReport says, per source, whether the checkpoint can resume.
@@ -80,8 +82,9 @@ type SourceGap struct {
 	Partitions []PartitionGap `json:"partitions,omitempty"`
 	Files      *FilesGap      `json:"files,omitempty"`
 	// Delta: the table location checked and the verdict (gap_delta.go).
-	Table string              `json:"table,omitempty"`
-	Delta *delta.ResumeReport `json:"delta,omitempty"`
+	Table   string              `json:"table,omitempty"`
+	Delta   *delta.ResumeReport `json:"delta,omitempty"`
+	Iceberg *IcebergGap         `json:"iceberg,omitempty"`
 }
 
 // PartitionGap is one Kafka partition.
@@ -181,6 +184,9 @@ func Gap(ctx context.Context, st gateway.Store, opts GapOptions) (*GapReport, er
 		if s.Delta != nil && !s.Delta.OK() {
 			out.Problems++
 		}
+		if s.Iceberg != nil && s.Iceberg.Status != GapOK {
+			out.Problems++
+		}
 	}
 	return out, nil
 }
@@ -241,6 +247,9 @@ func (g *gapper) source(ctx context.Context, i int, src checkpoint.Source, resum
 	case src.Offset != nil && src.Offset.Kind == checkpoint.OffsetDelta:
 		sg.Kind = "delta"
 		return sg, g.delta(ctx, src, &sg, resume, until)
+	case src.Offset != nil && src.Offset.Kind == checkpoint.OffsetIceberg:
+		sg.Kind = "iceberg"
+		return sg, g.iceberg(ctx, src, &sg, resume, until)
 	}
 	sg.Note = strings.TrimPrefix(sg.Note+"; ", "; ") + "not checked: only Kafka and file sources can expire input"
 	return sg, nil

@@ -17,12 +17,15 @@ import (
 // id, not its path).
 var ErrNoDeltaTable = errors.New("the checkpoint reads a Delta table: its location is needed")
 
-// DeltaTables maps a source id ("0", "1", …) to the location of the Delta
-// table it reads; the key "" is used for any Delta source without its own.
-type DeltaTables map[string]string
+// TableLocations maps a source id ("0", "1", …) to the location of the
+// table it reads; the key "" is used for any source without its own.
+type TableLocations map[string]string
+
+// DeltaTables are the locations of the Delta tables the sources read.
+type DeltaTables = TableLocations
 
 // For returns the location for source id ("" when none).
-func (d DeltaTables) For(id string) string {
+func (d TableLocations) For(id string) string {
 	if u, ok := d[id]; ok {
 		return u
 	}
@@ -98,4 +101,38 @@ func OpenDeltaTable(ctx context.Context, open func(context.Context, string) (gat
 		return nil, nil, fmt.Errorf("Delta table %s: %w", gateway.Redact(url), err)
 	}
 	return t, func() { gateway.Close(s) }, nil
+}
+
+// ErrNoIcebergTable: the checkpoint reads an Iceberg table and no table
+// location was given for that source.
+var ErrNoIcebergTable = errors.New("the checkpoint reads an Iceberg table: its location is needed")
+
+func (g *gapper) iceberg(ctx context.Context, src checkpoint.Source, sg *SourceGap, resume, until *checkpoint.SourceOffset) error {
+	o := resume
+	if o == nil || o.Iceberg == nil {
+		o = until
+	}
+	if o == nil || o.Iceberg == nil {
+		sg.Note = strings.TrimPrefix(sg.Note+"; ", "; ") + "no Iceberg offset recorded yet"
+		return nil
+	}
+	url := g.opts.Iceberg.For(src.ID)
+	if url == "" {
+		return fmt.Errorf("%w (source %s)", ErrNoIcebergTable, src.ID)
+	}
+	open := g.opts.Open
+	if open == nil {
+		open = stores.Open
+	}
+	s, err := open(ctx, url)
+	if err != nil {
+		return fmt.Errorf("Iceberg table %s: %w", gateway.Redact(url), err)
+	}
+	defer gateway.Close(s)
+	m, err := ReadIcebergMetadata(ctx, s)
+	if err != nil {
+		return fmt.Errorf("Iceberg table %s: %w", gateway.Redact(url), err)
+	}
+	sg.Checked, sg.Table, sg.Iceberg = true, gateway.Redact(url), CheckIcebergResume(m, *o.Iceberg)
+	return nil
 }

@@ -33,7 +33,8 @@ func (e *env) auditCommand() *cli.Command {
 			"whose bucket no file covers has its configuration read from the store when the backend can,\n" +
 			"and is reported unknown otherwise. A local directory is audited as a bucket of its own.\n\n" +
 			"--delta TABLE_URL names a Delta table the checkpoints may read (a checkpoint records a Delta\n" +
-			"source's table id, not its location; it is matched by id): its VACUUM and log retention must\n" +
+			"source's table id, not its location; it is matched by id; with --delta given, the Delta tables\n" +
+			"under the audited URLs are read too): its VACUUM and log retention must\n" +
 			"cover the outage window (CKG-A012), and log cleanup disabled on a table that is written to is a\n" +
 			"warning (CKG-A013). See docs/delta.md.\n\n" +
 			"Exit status: 0 clean (warnings allowed unless --fail-on-warn), 1 deny or unknown findings,\n" +
@@ -79,8 +80,12 @@ func (e *env) audit(c *cli.Context) error {
 		defer gateway.Close(s)
 		targets = append(targets, policy.Target{URL: raw, Store: s})
 	}
+	tables, err := e.auditDeltaTables(c, targets)
+	if err != nil {
+		return couldNotAudit(err)
+	}
 	rep, err := eng.Audit(c.Context, targets, policy.AuditOptions{OutageWindow: window, Buckets: buckets, SinkOwner: e.sinkOwnerOf(c),
-		DeltaTables: e.auditDeltaTables(c), DeltaSources: deltaSourcesOf})
+		DeltaTables: tables, DeltaSources: deltaSourcesOf})
 	if err != nil {
 		return couldNotAudit(err)
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -19,24 +21,84 @@ func auditDeltaFlag() cli.Flag {
 	return &cli.StringSliceFlag{Name: "delta", Usage: "a Delta table `TABLE_URL` the audited checkpoints may read: its retention is checked against the outage window (repeatable)"}
 }
 
-// auditDeltaTables reads each --delta table's id and retention. A table
-// that cannot be read is reported (CKG-A014), not an audit failure.
-func (e *env) auditDeltaTables(c *cli.Context) []policy.DeltaTableInfo {
+// auditDeltaTables reads the id and retention of each --delta table and
+// of every Delta table (a directory holding _delta_log/) under the audited
+// targets (when any is named). A named table that cannot be read is
+// reported (CKG-A014), not an audit failure; a found one is left out.
+func (e *env) auditDeltaTables(c *cli.Context, targets []policy.Target) ([]policy.DeltaTableInfo, error) {
 	var out []policy.DeltaTableInfo
+	seen := map[string]bool{}
 	for _, raw := range c.StringSlice("delta") {
-		out = append(out, deltaTableInfo(c.Context, e.openerFor(c), raw))
+		info := policy.DeltaTableInfo{URL: gateway.Redact(raw)}
+		t, closeFn, err := lifecycle.OpenDeltaTable(c.Context, e.openerFor(c), raw)
+		if err != nil {
+			if errors.As(err, new(*UsageError)) {
+				return nil, err
+			}
+			info.Error = err.Error()
+		} else {
+			info = deltaTableInfo(c.Context, t, info)
+			closeFn()
+		}
+		seen[info.URL] = true
+		out = append(out, info)
 	}
-	return out
+	if len(out) == 0 {
+		return nil, nil // tables are checked against checkpoints only when named
+	}
+	for _, tg := range targets {
+		dirs, err := deltaTableDirs(c.Context, tg.Store)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dirs {
+			info := policy.DeltaTableInfo{URL: policy.JoinPath(gateway.Redact(tg.URL), d)}
+			if seen[info.URL] {
+				continue
+			}
+			seen[info.URL] = true
+			st := tg.Store
+			if d != "" {
+				st = gateway.WithPrefix(st, d+"/")
+			}
+			t, err := delta.Open(c.Context, st, "")
+			if err != nil {
+				continue // a directory that only looks like a table is no finding
+			}
+			if info = deltaTableInfo(c.Context, t, info); info.Error != "" {
+				continue
+			}
+			out = append(out, info)
+		}
+	}
+	return out, nil
 }
 
-func deltaTableInfo(ctx context.Context, open func(context.Context, string) (gateway.Store, error), raw string) policy.DeltaTableInfo {
-	info := policy.DeltaTableInfo{URL: gateway.Redact(raw)}
-	t, closeFn, err := lifecycle.OpenDeltaTable(ctx, open, raw)
-	if err != nil {
-		info.Error = err.Error()
-		return info
+// deltaTableDirs lists s and returns the directories that hold a
+// _delta_log/ ("" for s itself), in order.
+func deltaTableDirs(ctx context.Context, s gateway.Store) ([]string, error) {
+	var out []string
+	last := "\x00"
+	for a, err := range s.List(ctx, "") {
+		if err != nil {
+			return nil, fmt.Errorf("list: %w", err)
+		}
+		i := strings.Index("/"+a.Key, "/_delta_log/")
+		if i < 0 {
+			continue
+		}
+		dir := strings.TrimSuffix(a.Key[:max(i-1, 0)], "/")
+		if i == 0 {
+			dir = ""
+		}
+		if dir != last {
+			out, last = append(out, dir), dir
+		}
 	}
-	defer closeFn()
+	return out, nil
+}
+
+func deltaTableInfo(ctx context.Context, t *delta.Table, info policy.DeltaTableInfo) policy.DeltaTableInfo {
 	snap, err := t.Snapshot(ctx, -1)
 	if err != nil {
 		info.Error = err.Error()

@@ -58,3 +58,22 @@ func TestAuditDeltaRetention(t *testing.T) {
 	ckgate(t, o, "", "audit", cks, "--delta", other).want(t, 0)
 	ckgate(t, o, "", "audit", cks, "--delta", deltaTestTables+"no-delta-log-folder").want(t, 1, "CKG-A014", "not a Delta table")
 }
+
+// A Delta table under an audited URL is found by the id the checkpoint
+// records, without being named.
+func TestAuditDeltaTableFoundUnderTarget(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "checkpoints", "reads-history"), os.DirFS(deltaCks+"reads-history")); err != nil {
+		t.Fatal(err)
+	}
+	table := filepath.Join(dir, "tables", "events")
+	if err := os.CopyFS(table, os.DirFS(deltaTestTables+"history-delta-0.2.0")); err != nil {
+		t.Fatal(err)
+	}
+	setTableConfig(t, table, `{"delta.deletedFileRetentionDuration":"interval 1 days"}`)
+	named := filepath.Join(dir, "other")
+	if err := os.CopyFS(named, os.DirFS(deltaTestTables+"snapshot-vacuumed")); err != nil {
+		t.Fatal(err)
+	}
+	ckgate(t, Options{}, "", "audit", dir, "--delta", named).want(t, 1, "CKG-A012", "tables/events")
+}

@@ -143,7 +143,7 @@ var examples = map[string][]example{
 		{"deleted input files of a files source", "ckgate gap demo/checkpoint"},
 		{"what Kafka can still replay, as JSON", "ckgate gap s3://my-bucket/checkpoints/orders --kafka broker1:9092,broker2:9092 --json"},
 		{"a stream over a Delta table: can it still replay from where it stopped?", "ckgate gap testdata/delta-checkpoints/reads-vacuumed --delta testdata/delta/snapshot-vacuumed   # exit 1"},
-		{"source 0 reads a Delta table on S3, as JSON", "ckgate gap s3://my-bucket/checkpoints/orders --delta 0=s3://my-bucket/tables/orders --json"},
+		{"source 0 reads a Delta table on S3, source 1 an Iceberg table, as JSON", "ckgate gap s3://my-bucket/checkpoints/orders --delta 0=s3://my-bucket/tables/orders --iceberg 1=s3://my-bucket/warehouse/db/events --json"},
 	},
 
 	"archive": {

@@ -38,12 +38,15 @@ func (e *env) gapCommand() *cli.Command {
 			"table's id, not its location): ok; gap (log versions or data files a restart reads are gone: log\n" +
 			"cleanup or VACUUM; the earliest version that can be replayed is named); identity-changed (the table\n" +
 			"at the location has another id: replaced, e.g. CREATE OR REPLACE); ahead (the checkpoint is past the\n" +
-			"latest version + 1); catalog-managed (the log on storage cannot tell). See docs/delta.md.\n\n" +
+			"latest version + 1); catalog-managed (the log on storage cannot tell). See docs/delta.md. Iceberg\n" +
+			"sources (--iceberg [N=]TABLE_URL): ok when the offset's snapshot is the current snapshot or an\n" +
+			"ancestor of it; gap when the table no longer lists it (expired); identity-changed otherwise.\n\n" +
 			"Exit status: 0 no gap; 1 any gap, ahead, identity-changed, catalog-managed or missing; 2 not a\n" +
 			"checkpoint, unreadable, a Kafka checkpoint without --kafka, or a Delta one without --delta.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "kafka", Usage: "Kafka seed `BROKERS` (host:port,...)"},
 			deltaFlag(),
+			icebergFlag(),
 			formatFlag(),
 		},
 		Action: e.gap,
@@ -65,7 +68,11 @@ func (e *env) gap(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := lifecycle.GapOptions{Brokers: brokers, Delta: tables, Open: func(ctx context.Context, raw string) (gateway.Store, error) {
+	icebergs, err := tableFlags(c, "iceberg")
+	if err != nil {
+		return err
+	}
+	opts := lifecycle.GapOptions{Brokers: brokers, Delta: tables, Iceberg: icebergs, Open: func(ctx context.Context, raw string) (gateway.Store, error) {
 		return e.registry.Open(ctx, raw)
 	}}
 	return e.withStore(c, a[0], func(s gateway.Store) error {
@@ -75,6 +82,10 @@ func (e *env) gap(c *cli.Context) error {
 			return &InputError{Err: fmt.Errorf("%s: %w", gateway.Redact(a[0]), err)}
 		case errors.Is(err, lifecycle.ErrNoBrokers):
 			return usageErrorf(c, "%s: %v: give --kafka BROKERS", gateway.Redact(a[0]), err)
+		case errors.Is(err, lifecycle.ErrNoIcebergTable):
+			return usageErrorf(c, "%s: %v: give --iceberg TABLE_URL (or --iceberg N=TABLE_URL)", gateway.Redact(a[0]), err)
+		case errors.Is(err, lifecycle.ErrNotIceberg):
+			return &InputError{Err: err}
 		case errors.Is(err, lifecycle.ErrNoDeltaTable):
 			return usageErrorf(c, "%s: %v: give --delta TABLE_URL (or --delta N=TABLE_URL)", gateway.Redact(a[0]), err)
 		case errors.Is(err, checkpoint.ErrCorrupt):
@@ -147,6 +158,9 @@ func writeGapTable(e *env, url string, r *lifecycle.GapReport) error {
 		}
 		if s.Delta != nil {
 			writeDeltaGap(e.stdout, s.Table, s.Delta)
+		}
+		if s.Iceberg != nil {
+			writeIcebergGap(e.stdout, s.Table, s.Iceberg)
 		}
 		if fg := s.Files; fg != nil {
 			fmt.Fprintf(e.stdout, "  file log offset committed %d; %d files still to read, %d missing\n", fg.Committed, fg.Needed, len(fg.Missing))

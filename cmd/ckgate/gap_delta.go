@@ -26,25 +26,33 @@ func deltaFlag() cli.Flag {
 // in part=0/, so only a leading run of digits counts).
 var sourcePrefix = regexp.MustCompile(`^([0-9]+)=(.+)$`)
 
+// icebergFlag is gap's --iceberg [N=]TABLE_URL.
+func icebergFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "iceberg", Usage: "the Iceberg table an Iceberg source reads: `[N=]TABLE_URL` (repeatable)"}
+}
+
 // deltaTables reads the --delta flags; two locations for one source are a
 // usage error.
-func deltaTables(c *cli.Context) (lifecycle.DeltaTables, error) {
-	out := lifecycle.DeltaTables{}
-	for _, v := range c.StringSlice("delta") {
+func deltaTables(c *cli.Context) (lifecycle.TableLocations, error) { return tableFlags(c, "delta") }
+
+// tableFlags reads the [N=]TABLE_URL values of flag name.
+func tableFlags(c *cli.Context, name string) (lifecycle.TableLocations, error) {
+	out := lifecycle.TableLocations{}
+	for _, v := range c.StringSlice(name) {
 		v = strings.TrimSpace(v)
 		id, url := "", v
 		if m := sourcePrefix.FindStringSubmatch(v); m != nil {
 			id, url = m[1], m[2]
 		}
 		if url == "" {
-			return nil, usageErrorf(c, "--delta %q: want [N=]TABLE_URL", v)
+			return nil, usageErrorf(c, "--%s %q: want [N=]TABLE_URL", name, v)
 		}
 		if old, ok := out[id]; ok {
-			what := "every Delta source"
+			what := "every source"
 			if id != "" {
 				what = "source " + id
 			}
-			return nil, usageErrorf(c, "--delta names two tables for %s: %s and %s", what, gateway.Redact(old), gateway.Redact(url))
+			return nil, usageErrorf(c, "--%s names two tables for %s: %s and %s", name, what, gateway.Redact(old), gateway.Redact(url))
 		}
 		out[id] = url
 	}
@@ -94,5 +102,17 @@ func writeDeltaGap(w io.Writer, table string, r *delta.ResumeReport) {
 	}
 	if r.Reason != "" {
 		fmt.Fprintf(w, "  %s\n", r.Reason)
+	}
+}
+
+// writeIcebergGap prints the verdict of one Iceberg source.
+func writeIcebergGap(w io.Writer, table string, g *lifecycle.IcebergGap) {
+	cur := "none"
+	if g.CurrentSnapshotID != nil {
+		cur = fmt.Sprint(*g.CurrentSnapshotID)
+	}
+	fmt.Fprintf(w, "  table %s: %s\n  resumes at snapshot %d; current snapshot %s (%s, table uuid %s)\n", table, strings.ToUpper(g.Status), g.SnapshotID, cur, g.MetadataFile, dash(g.TableUUID))
+	if g.Reason != "" {
+		fmt.Fprintf(w, "  %s\n", g.Reason)
 	}
 }

@@ -84,3 +84,41 @@ func TestGapDeltaTableReplaced(t *testing.T) {
 		t.Errorf("delta = %+v", d)
 	}
 }
+
+// An Iceberg source (offset and metadata in the shape Iceberg writes; no
+// real Iceberg table or checkpoint is available here).
+func TestGapIceberg(t *testing.T) {
+	dir := t.TempDir()
+	ck, table := filepath.Join(dir, "ck"), filepath.Join(dir, "table")
+	files := map[string]string{
+		filepath.Join(ck, "metadata"):  `{"id":"1b2c3d4e-0000-4000-8000-00000000000a"}`,
+		filepath.Join(ck, "offsets/0"): "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":1}\n" + `{"version":1,"snapshot_id":2,"position":0,"scan_all_files":false}`,
+		filepath.Join(ck, "commits/0"): "v1\n{\"nextBatchWatermarkMs\":0}",
+		filepath.Join(table, "metadata/v1.metadata.json"): `{"format-version":2,"table-uuid":"9c12d441-03fe-4693-9a96-a0705ddf69c1","current-snapshot-id":3,
+"snapshots":[{"snapshot-id":2,"timestamp-ms":2},{"snapshot-id":3,"parent-snapshot-id":2,"timestamp-ms":3}]}`,
+	}
+	for p, data := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := Options{}
+	ckgate(t, o, "", "gap", ck, "--iceberg", table).want(t, 0, "OK", "resumes at snapshot 2; current snapshot 3")
+	ckgate(t, o, "", "gap", ck).wantErr(t, 2, "--iceberg")
+	// expire_snapshots removed snapshot 2
+	if err := os.WriteFile(filepath.Join(table, "metadata/v2.metadata.json"), []byte(`{"format-version":2,"table-uuid":"9c12d441-03fe-4693-9a96-a0705ddf69c1","current-snapshot-id":3,"snapshots":[{"snapshot-id":3,"timestamp-ms":3}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := ckgate(t, o, "", "gap", ck, "--iceberg", "0="+table, "--format", "json")
+	r.want(t, 1)
+	var rep lifecycle.GapReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sources) != 1 || rep.Sources[0].Kind != "iceberg" || rep.Sources[0].Iceberg == nil || rep.Sources[0].Iceberg.Status != "gap" {
+		t.Fatalf("%+v", rep.Sources)
+	}
+}

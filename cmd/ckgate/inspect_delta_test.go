@@ -61,3 +61,10 @@ func TestInspectDeltaSink(t *testing.T) {
 	ckgate(t, o, "", "inspect", deltaCks+"sink-committed", "--txn-app-id", "x").wantErr(t, 2, "--sink")
 	ckgate(t, o, "", "inspect", deltaCks+"sink-committed", "--sink", deltaTestTables+"deltalog-invalid-protocol-version").wantErr(t, 2, "reader version 99")
 }
+
+func TestInspectShowsDeltaOffsets(t *testing.T) {
+	ckgate(t, Options{}, "", "inspect", deltaCks+"reads-history").want(t, 0,
+		"delta table "+historyID+" version 3 after file 2 (initial snapshot)", "delta table "+historyID+" version 4")
+	r := ckgate(t, Options{}, "", "inspect", deltaCks+"reads-history", "--json")
+	r.want(t, 0, `"reservoir_id": "`+historyID+`"`, `"is_starting_version": true`)
+}

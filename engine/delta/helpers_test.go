@@ -25,7 +25,7 @@ func copyTable(t *testing.T, name string) (gateway.Store, string) {
 	return fileStore(t, dst), dst
 }
 
-func fileStore(t *testing.T, dir string) gateway.Store {
+func fileStore(t testing.TB, dir string) gateway.Store {
 	t.Helper()
 	s, err := filestore.New(dir)
 	if err != nil {

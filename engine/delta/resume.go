@@ -1,9 +1,11 @@
 package delta
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -130,7 +132,13 @@ func (t *Table) CheckResume(ctx context.Context, p Position) (*ResumeReport, err
 		if err != nil {
 			return nil, err
 		}
-		for i, f := range snap.Files { // Delta sorts the snapshot's files; index counts them
+		// DeltaSource indexes the initial snapshot's files ordered by
+		// modification time, then path
+		files := slices.Clone(snap.Files)
+		slices.SortStableFunc(files, func(a, b Add) int {
+			return cmp.Or(cmp.Compare(a.ModificationTime, b.ModificationTime), cmp.Compare(a.Path, b.Path))
+		})
+		for i, f := range files {
 			if int64(i) > p.Index {
 				need = append(need, neededFile{f, p.Version})
 			}

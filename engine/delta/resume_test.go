@@ -227,3 +227,23 @@ func TestResumeAbsolutePaths(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+func TestAddedFrom(t *testing.T) {
+	ctx := context.Background()
+	tb := openTable(t, fileStore(t, filepath.Join(realTables, "snapshot-vacuumed")), "")
+	got, err := tb.AddedFrom(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// version 4 adds one file; version 5 rewrote with dataChange=false
+	if len(got) != 1 || got[0].Version != 4 || got[0].Add.Path != "part-00000-d83dafd8-c344-49f0-ab1c-acd944e32493-c000.snappy.parquet" {
+		t.Errorf("%+v", got)
+	}
+	tb = openTable(t, fileStore(t, filepath.Join(realTables, "versions-not-contiguous")), "")
+	if _, err := tb.AddedFrom(ctx, 0); !errors.Is(err, ErrLogGap) {
+		t.Errorf("from 0 over a gap: %v", err)
+	}
+	if got, err := tb.AddedFrom(ctx, 2); err != nil || len(got) != 1 || got[0].Add.Path != "foo" {
+		t.Errorf("from 2: %+v, %v", got, err)
+	}
+}
