@@ -111,7 +111,7 @@ func writeIcebergGap(w io.Writer, table string, g *lifecycle.IcebergGap) {
 	if g.CurrentSnapshotID != nil {
 		cur = fmt.Sprint(*g.CurrentSnapshotID)
 	}
-	fmt.Fprintf(w, "  table %s: %s\n  resumes at snapshot %d; current snapshot %s (%s, table uuid %s)\n", table, strings.ToUpper(g.Status), g.SnapshotID, cur, g.MetadataFile, dash(g.TableUUID))
+	fmt.Fprintf(w, "  table %s: %s\n  resumes at snapshot %d; current snapshot %s (%s, table uuid %s)\n", table, strings.ToUpper(g.Status), g.SnapshotID, cur, g.MetadataFile, output.Dash(g.TableUUID))
 	if g.Reason != "" {
 		fmt.Fprintf(w, "  %s\n", g.Reason)
 	}
