@@ -30,8 +30,8 @@ func withPlan(t *testing.T, plan string) gateway.Store {
 func TestResolveStart(t *testing.T) {
 	ctx := context.Background()
 	ts := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	kafka := `{"source":{"kind":"kafka","topic":"clicks"}}`
-	files := `{"source":{"kind":"files","path":"file:///in"}}`
+	kafka := `{"version":1,"source":{"kind":"kafka","topic":"clicks"}}`
+	files := `{"version":1,"source":{"kind":"files","path":"file:///in"}}`
 
 	sp, err := lifecycle.ResolveStart(ctx, withPlan(t, kafka), lifecycle.StartRequest{Offsets: `{"clicks":{"0":5,"1":7}}`})
 	if err != nil || sp.Kafka["clicks"][1] != 7 || sp.Files != nil {
@@ -52,9 +52,9 @@ func TestResolveStart(t *testing.T) {
 		"two topics":                {kafka, lifecycle.StartRequest{Offsets: `{"clicks":{"0":1},"views":{"0":1}}`}, "Offsets"},
 		"not offsets":               {kafka, lifecycle.StartRequest{Offsets: `{"logOffset":3}`}, "Offsets"},
 		"time without brokers":      {kafka, lifecycle.StartRequest{Timestamp: &ts}, "Brokers"},
-		"time without topic":        {`{"source":{"kind":"kafka"}}`, lifecycle.StartRequest{Timestamp: &ts, Brokers: []string{"127.0.0.1:1"}}, "Topic"},
-		"other source":              {`{"source":{"kind":"rate"}}`, lifecycle.StartRequest{Offsets: `{"t":{"0":1}}`}, "Offsets"},
-		"other source, a time":      {`{"source":{"kind":"rate"}}`, lifecycle.StartRequest{Timestamp: &ts}, "Timestamp"},
+		"time without topic":        {`{"version":1,"source":{"kind":"kafka"}}`, lifecycle.StartRequest{Timestamp: &ts, Brokers: []string{"127.0.0.1:1"}}, "Topic"},
+		"other source":              {`{"version":1,"source":{"kind":"rate"}}`, lifecycle.StartRequest{Offsets: `{"t":{"0":1}}`}, "Offsets"},
+		"other source, a time":      {`{"version":1,"source":{"kind":"rate"}}`, lifecycle.StartRequest{Timestamp: &ts}, "Timestamp"},
 		"brokers for files":         {files, lifecycle.StartRequest{Timestamp: &ts, Brokers: []string{"127.0.0.1:1"}}, "Brokers"},
 		"topic for files":           {files, lifecycle.StartRequest{Timestamp: &ts, Topic: "clicks"}, "Topic"},
 		"Kafka offsets for files":   {files, lifecycle.StartRequest{Offsets: `{"clicks":{"0":1}}`}, "Offsets"},
@@ -75,7 +75,7 @@ func TestResolveStart(t *testing.T) {
 			}
 		})
 	}
-	if _, err := lifecycle.ResolveStart(ctx, withPlan(t, `{"source":`), lifecycle.StartRequest{Timestamp: &ts}); !errors.Is(err, checkpoint.ErrCorrupt) {
+	if _, err := lifecycle.ResolveStart(ctx, withPlan(t, `{"version":1,"source":`), lifecycle.StartRequest{Timestamp: &ts}); !errors.Is(err, checkpoint.ErrCorrupt) {
 		t.Fatalf("corrupt plan: %v, want checkpoint.ErrCorrupt", err)
 	}
 }
