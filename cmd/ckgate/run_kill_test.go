@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 // the demo clickstream (one file per batch) in a child process, SIGKILLed
 // at random points (after a random number of batches, a random delay into
 // the next) and restarted until a run completes, on every cell of
-// {local disk, S3 on versitygw} × {file sink, http sink}. The sink must then
+// {local disk, S3 on versitygw} × {file sink, http sink, Delta sink}. The sink must then
 // hold exactly the sessions a reference computed here from the events
 // gives (lost = duplicated = 0), and the log must have no gap, no double
 // entry and no writer epoch going down. CKGATE_SOAK_RUNS sets the runs per
@@ -55,7 +55,7 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 		t.Skip("re-executes the CLI many times")
 	}
 	runs := soakRuns(t, 2)
-	for _, sinkKind := range []string{"files", "http"} {
+	for _, sinkKind := range []string{"files", "http", "delta"} {
 		t.Run("local/"+sinkKind, func(t *testing.T) {
 			killSoak(t, runs, killCell{name: "local/" + sinkKind, sink: sinkKind})
 		})
@@ -66,7 +66,7 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 		t.Cleanup(emu.Stop)
 		emu.SetEnv(t)
 		q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
-		for _, sinkKind := range []string{"files", "http"} {
+		for _, sinkKind := range []string{"files", "http", "delta"} {
 			t.Run(sinkKind, func(t *testing.T) {
 				b := bucketName()
 				ckgate(t, Options{}, "", "store", "mb", "s3://"+b+"?"+q).want(t, 0)
@@ -80,7 +80,7 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 // killCell is one cell of the SIGKILL matrix.
 type killCell struct {
 	name string
-	sink string // files or http
+	sink string // files, http or delta
 	// root returns the store URL of the checkpoint ("ck") or the file
 	// sink's output ("out") of a run; nil: directories in the run's dir.
 	root     func(run int, what string) string
@@ -162,6 +162,8 @@ func killRun(t *testing.T, r *rand.Rand, cell killCell, run int, want []string) 
 		if !strings.Contains(specText, "kind: http") {
 			t.Fatal("the demo spec's sink line changed: update httpSinkSpec")
 		}
+	case cell.sink == "delta":
+		specText = deltaSinkSpec(specText, outURL)
 	case cell.root != nil:
 		specText = strings.Replace(specText, "path: demo/out/sessions", "path: '"+outURL+"'", 1)
 	}
@@ -238,6 +240,8 @@ func killRun(t *testing.T, r *rand.Rand, cell killCell, run int, want []string) 
 		}
 		resent = deliveries - len(rows)
 		got = rows
+	} else if cell.sink == "delta" {
+		got = canonicalRows(t, deltaSinkRows(t, open(outURL)))
 	} else {
 		got = canonicalRows(t, fileSinkRows(t, open(outURL)))
 	}

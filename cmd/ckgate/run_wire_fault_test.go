@@ -29,12 +29,15 @@ const wireFaultRate = 0.05
 // after the server applied the request, resets before and after, 500 and
 // 503 with the provider's bodies, answers held past try_timeout, bodies cut
 // short, requests sent twice), with the SDKs' own retries on, SIGKILLs on
-// top, and the http sink's ledger in the same store. The reconciliation is
+// top, and each run twice: with the http sink (its ledger in the same
+// store) and with the Delta sink writing its table on the same cloud through
+// the proxy. The reconciliation is
 // the matrix's: 0 lost, 0 duplicated, the log without gap or double entry.
 // A run may end on a store error the faults caused (unavailable, or the
 // outcome of a write unknown): it is restarted like a killed one, and
-// counted. CKGATE_SOAK_WIRE_RUNS sets the runs per cell (default 1; `make
-// soak` runs SOAK_WIRE_RUNS, enough for its goal of 500 faults per cloud).
+// counted. CKGATE_SOAK_WIRE_RUNS sets the runs per cell, each with both
+// sinks (default 1; `make soak` runs SOAK_WIRE_RUNS, enough for its goal of
+// 500 faults per cloud).
 func TestRunSurvivesWireFaultsAndSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the CLI many times")
@@ -58,17 +61,28 @@ func TestRunSurvivesWireFaultsAndSIGKILL(t *testing.T) {
 			ckgate(t, Options{}, "", "store", "mb", bucket.mb).want(t, 0)
 			p.SetRules(wireFaultRules()...)
 			f := &wireFigures{}
-			cell := killCell{name: "wire/" + cl.name, sink: "http", maxDelay: 80 * time.Millisecond, env: bucket.env,
-				root: bucket.root,
-				transient: func(c *child) bool {
-					out := c.output()
-					return c.code() == ExitFailure && (strings.Contains(out, ": unavailable") || strings.Contains(out, ": outcome unknown"))
-				},
-				ended: f.ended(p)}
+			count := f.ended(p)
+			ended := func(c *child, killed bool) {
+				count(c, killed)
+				if !killed && c.code() == 0 {
+					p.SetRules() // the run is done: the reconciliation reads the store without faults
+				}
+			}
+			cell := func(sink string) killCell {
+				return killCell{name: "wire/" + cl.name + "/" + sink, sink: sink, maxDelay: 80 * time.Millisecond, env: bucket.env,
+					root: bucket.root,
+					transient: func(c *child) bool {
+						out := c.output()
+						return c.code() == ExitFailure && (strings.Contains(out, ": unavailable") || strings.Contains(out, ": outcome unknown"))
+					},
+					ended: ended}
+			}
 			start := time.Now()
 			var kf killFigures
-			for run := range runs {
-				kills, procs, lost, dup, resent := killRun(t, r, cell, run, wireWant(t))
+			for run := range 2 * runs { // each run with the http sink (and its ledger) and with the Delta sink, on the cloud
+				sink := []string{"http", "delta"}[run%2]
+				p.SetRules(wireFaultRules()...)
+				kills, procs, lost, dup, resent := killRun(t, r, cell(sink), run, wireWant(t))
 				kf.runs++
 				kf.kills += kills
 				kf.processes += procs
@@ -76,7 +90,7 @@ func TestRunSurvivesWireFaultsAndSIGKILL(t *testing.T) {
 				kf.duplicated += dup
 				kf.resent += resent
 				if lost+dup > 0 {
-					t.Fatalf("run %d: after %d kills and %d faults the sink lost %d sessions and duplicated %d", run, kills, len(p.Events()), lost, dup)
+					t.Fatalf("run %d (%s sink): after %d kills and %d faults the sink lost %d sessions and duplicated %d", run, sink, kills, len(p.Events()), lost, dup)
 				}
 			}
 			f.report(t, cl.name, p, kf, time.Since(start))
