@@ -423,12 +423,15 @@ func (b *storeBackend) DeleteBucket(ctx context.Context, bucket string) error {
 		if err != nil {
 			return s3Error(err)
 		}
-		if a.Key != objectKey(bucket, bucketMarker) {
+		if !reservedKey(strings.TrimPrefix(a.Key, bucket+"/")) {
 			return s3err.GetAPIError(s3err.ErrBucketNotEmpty)
 		}
 	}
 	w, err := b.writer(ctx)
 	if err != nil {
+		return err
+	}
+	if err := b.dropUploads(ctx, bucket); err != nil {
 		return err
 	}
 	if err := w.Delete(ctx, objectKey(bucket, bucketMarker), gateway.None()); err != nil && !errors.Is(err, gateway.ErrNotFound) {

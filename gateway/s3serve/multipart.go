@@ -393,6 +393,20 @@ func (b *storeBackend) AbortMultipartUpload(ctx context.Context, in *s3.AbortMul
 	return b.dropUpload(ctx, bucket, id)
 }
 
+// dropUploads deletes every upload of bucket (DeleteBucket of a bucket
+// holding nothing but pending uploads).
+func (b *storeBackend) dropUploads(ctx context.Context, bucket string) error {
+	for a, err := range b.raw.List(ctx, objectKey(bucket, multipartPrefix)) {
+		if err != nil {
+			return s3Error(err)
+		}
+		if err := b.raw.Delete(ctx, a.Key, gateway.None()); err != nil && !errors.Is(err, gateway.ErrNotFound) {
+			return s3Error(err)
+		}
+	}
+	return nil
+}
+
 // dropUpload deletes an upload's parts, then its record.
 func (b *storeBackend) dropUpload(ctx context.Context, bucket, id string) error {
 	dir := uploadDir(bucket, id)
@@ -436,9 +450,12 @@ func (b *storeBackend) CompleteMultipartUpload(ctx context.Context, in *s3.Compl
 	last := int32(0)
 	for i, cp := range in.MultipartUpload.Parts {
 		if cp.PartNumber == nil || cp.ETag == nil {
-			return out, "", s3err.GetAPIError(s3err.ErrInvalidPart)
+			return out, "", s3err.GetAPIError(s3err.ErrMalformedXML)
 		}
 		n := *cp.PartNumber
+		if n < 1 || n > maxPartNumber {
+			return out, "", s3err.APIError{Code: "InvalidArgument", Description: fmt.Sprintf("part number %d is not between 1 and %d", n, maxPartNumber), HTTPStatusCode: 400}
+		}
 		if n <= last {
 			return out, "", s3err.GetAPIError(s3err.ErrInvalidPartOrder)
 		}
@@ -454,7 +471,7 @@ func (b *storeBackend) CompleteMultipartUpload(ctx context.Context, in *s3.Compl
 		total += pr.Size
 	}
 	if in.MpuObjectSize != nil && *in.MpuObjectSize != total {
-		return out, "", s3err.APIError{Code: "InvalidRequest", Description: fmt.Sprintf("x-amz-mp-object-size %d is not the parts' total %d", *in.MpuObjectSize, total), HTTPStatusCode: 400}
+		return out, "", s3err.GetIncorrectMpObjectSizeErr(*in.MpuObjectSize, total)
 	}
 	cond, err := putCond(key, in.IfMatch, in.IfNoneMatch)
 	if err != nil {
