@@ -28,3 +28,8 @@ if [ ! -f "$tools/duckdb/node_modules/@duckdb/node-api/package.json" ]; then
   mkdir -p "$tools/duckdb"
   npm install --prefix "$tools/duckdb" --no-audit --no-fund --loglevel=error @duckdb/node-api@1.5.6-r.1 >&2
 fi
+if ! command -v rclone >/dev/null; then
+  echo "installing Debian's rclone (the serve tests drive the S3 front door with it)" >&2
+  if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+  $sudo apt-get install -y --no-install-recommends rclone >&2
+fi
