@@ -212,3 +212,23 @@ func TestServeMultipartConditionsAndErrors(t *testing.T) {
 		t.Fatalf("parts left after Complete: %v", left)
 	}
 }
+
+// TestServeMultipartChangedPartPublishesNothing: a part whose bytes change
+// on the store after it was uploaded (another writer, a crash mid-write)
+// fails the Complete with InvalidPart, and no object appears: the parts
+// stream into one atomic write.
+func TestServeMultipartChangedPartPublishesNothing(t *testing.T) {
+	endpoint, dir := serve(t)
+	c := client(endpoint, "ORDERSJOB", "orders-secret-0123456789")
+	id, parts, _ := mpu(t, c, "q1/state/0/0/9.zip", 5<<20, 5<<20, 7)
+	p := filepath.Join(dir, "ckpt", "_ckgate", "multipart", id, "part-00002")
+	if err := os.WriteFile(p, randomBytes(t, 5<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := complete(c, "q1/state/0/0/9.zip", id, parts, nil); code(err) != "InvalidPart" {
+		t.Fatalf("complete over a changed part: %v, want InvalidPart", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ckpt", "q1", "state", "0", "0", "9.zip")); !os.IsNotExist(err) {
+		t.Fatalf("a failed Complete published the object: %v", err)
+	}
+}
