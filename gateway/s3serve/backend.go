@@ -191,7 +191,7 @@ func (b *storeBackend) HeadObject(ctx context.Context, in *s3.HeadObjectInput) (
 	if err := b.bucketExists(ctx, bucket); err != nil {
 		return nil, err
 	}
-	if key == bucketMarker {
+	if reservedKey(key) {
 		return nil, s3err.GetAPIError(s3err.ErrNoSuchKey)
 	}
 	a, err := b.raw.Stat(ctx, objectKey(bucket, key))
@@ -222,7 +222,7 @@ func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s
 	if err := b.bucketExists(ctx, bucket); err != nil {
 		return nil, err
 	}
-	if key == bucketMarker {
+	if reservedKey(key) {
 		return nil, s3err.GetAPIError(s3err.ErrNoSuchKey)
 	}
 	rc, a, err := b.raw.GetStream(ctx, objectKey(bucket, key))
@@ -283,6 +283,9 @@ func (b *storeBackend) PutObject(ctx context.Context, in s3response.PutObjectInp
 	if err := b.bucketExists(ctx, bucket); err != nil {
 		return s3response.PutObjectOutput{}, err
 	}
+	if reservedKey(key) {
+		return s3response.PutObjectOutput{}, reservedError(key)
+	}
 	cond, err := putCond(key, in.IfMatch, in.IfNoneMatch)
 	if err != nil {
 		return s3response.PutObjectOutput{}, err
@@ -318,6 +321,9 @@ func (b *storeBackend) CopyObject(ctx context.Context, in s3response.CopyObjectI
 	}
 	if err := b.bucketExists(ctx, srcBucket); err != nil {
 		return s3response.CopyObjectOutput{}, err
+	}
+	if reservedKey(key) || reservedKey(srcKey) {
+		return s3response.CopyObjectOutput{}, reservedError(key)
 	}
 	if srcBucket == bucket && srcKey == key {
 		return s3response.CopyObjectOutput{}, s3err.APIError{Code: "NotImplemented", Description: "copy of an object onto itself (metadata replacement)", HTTPStatusCode: 501}
@@ -362,6 +368,9 @@ func (b *storeBackend) DeleteObject(ctx context.Context, in *s3.DeleteObjectInpu
 // deleteKey deletes bucket/key through the guard: a missing key is a
 // success (S3 answers 204), a stale If-Match is 412.
 func (b *storeBackend) deleteKey(ctx context.Context, bucket, key string, ifMatch *string) error {
+	if reservedKey(key) {
+		return reservedError(key)
+	}
 	w, err := b.writer(ctx)
 	if err != nil {
 		return err
@@ -417,12 +426,15 @@ func (b *storeBackend) DeleteBucket(ctx context.Context, bucket string) error {
 		if err != nil {
 			return s3Error(err)
 		}
-		if a.Key != objectKey(bucket, bucketMarker) {
+		if !reservedKey(strings.TrimPrefix(a.Key, bucket+"/")) {
 			return s3err.GetAPIError(s3err.ErrBucketNotEmpty)
 		}
 	}
 	w, err := b.writer(ctx)
 	if err != nil {
+		return err
+	}
+	if err := b.dropUploads(ctx, bucket); err != nil {
 		return err
 	}
 	if err := w.Delete(ctx, objectKey(bucket, bucketMarker), gateway.None()); err != nil && !errors.Is(err, gateway.ErrNotFound) {

@@ -51,10 +51,12 @@
 // ServiceUnavailable 503. Secrets never appear in errors: they name access
 // keys only.
 //
-// # Not yet
+// # Multipart uploads
 //
-// Multipart uploads, the root ownership record, purge deletes by the
-// owning job (CKG-P002), zombie fencing by S3A's audit referrer, TLS,
-// virtual-host style, metrics, the access log and --dry-run are not
-// implemented here yet (multipart answers NotImplemented).
+// Parts are hidden objects of their bucket (multipartPrefix), written to
+// the store directly: they are nobody's checkpoint until Complete, which
+// streams them in order into one PutStream of the destination through the
+// principal's guard with PutObject's conditions (a log entry
+// create-only), then deletes them. The object's ETag is the store's
+// version, as for PutObject. See multipart.go.
 package s3serve

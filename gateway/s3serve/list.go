@@ -38,7 +38,7 @@ func (b *storeBackend) list(ctx context.Context, bucket, prefix, delim, after st
 			return l, s3Error(err)
 		}
 		key := strings.TrimPrefix(a.Key, base)
-		if key == bucketMarker || frontDoorRecord(key) || key <= after {
+		if reservedKey(key) || frontDoorRecord(key) || key <= after {
 			continue
 		}
 		if delim != "" {
