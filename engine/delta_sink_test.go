@@ -1,11 +1,8 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -15,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/ckgate/ckgate/engine/delta"
+	"github.com/ckgate/ckgate/engine/delta/deltatest"
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/filestore"
 	"github.com/ckgate/ckgate/internal/duckdbtest"
@@ -62,53 +60,10 @@ func jsonReplayFiles(t *testing.T, s gateway.Store, upTo int64) []string {
 // fails on a row that appears twice.
 func deltaTableRows(t *testing.T, s gateway.Store) []string {
 	t.Helper()
-	ctx := context.Background()
-	tb, err := delta.Open(ctx, s, "")
-	if errors.Is(err, delta.ErrNotDelta) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := tb.Snapshot(ctx, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []string
-	for _, f := range snap.Files {
-		key, ok, err := delta.FileKey("", f.Path)
-		if err != nil || !ok {
-			t.Fatalf("add %s: %v", f.Path, err)
-		}
-		data, _, err := s.Get(ctx, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := parquet.NewReader(bytes.NewReader(data))
-		var cols []string
-		for _, c := range r.Schema().Columns() {
-			cols = append(cols, c[0])
-		}
-		buf := make([]parquet.Row, 64)
-		for {
-			n, err := r.ReadRows(buf)
-			for _, pr := range buf[:n] {
-				m := map[string]parquet.Value{}
-				for _, v := range pr {
-					m[cols[v.Column()]] = v
-				}
-				rows = append(rows, sessionRow(string(m["user_id"].ByteArray()), m["window_start"].Int64()/1000,
-					m["window_end"].Int64()/1000, m["count"].Int64(), m["sum_amount"].Int64()))
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		r.Close()
-	}
+	rows := deltatest.Rows(t, s, func(m map[string]parquet.Value) string {
+		return sessionRow(string(m["user_id"].ByteArray()), m["window_start"].Int64()/1000,
+			m["window_end"].Int64()/1000, m["count"].Int64(), m["sum_amount"].Int64())
+	})
 	sort.Strings(rows)
 	for i := 1; i < len(rows); i++ {
 		if rows[i] == rows[i-1] {

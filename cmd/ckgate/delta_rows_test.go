@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/ckgate/ckgate/engine/delta"
+	"github.com/ckgate/ckgate/engine/delta/deltatest"
 	"github.com/ckgate/ckgate/gateway"
 )
 
@@ -30,59 +26,15 @@ func deltaSinkSpec(src, table string) string {
 // does not exist yet has none.
 func deltaSinkRows(t *testing.T, st gateway.Store) []string {
 	t.Helper()
-	ctx := context.Background()
-	tb, err := delta.Open(ctx, st, "")
-	if errors.Is(err, delta.ErrNotDelta) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := tb.Snapshot(ctx, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ts := func(v parquet.Value) string {
 		return time.UnixMicro(v.Int64()).UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	}
-	var rows []string
-	for _, f := range snap.Files {
-		key, ok, err := delta.FileKey("", f.Path)
-		if err != nil || !ok {
-			t.Fatalf("add %s: %v", f.Path, err)
-		}
-		data, _, err := st.Get(ctx, key)
+	return deltatest.Rows(t, st, func(m map[string]parquet.Value) string {
+		b, err := json.Marshal(map[string]any{"user_id": string(m["user_id"].ByteArray()), "window_start": ts(m["window_start"]),
+			"window_end": ts(m["window_end"]), "count": m["count"].Int64(), "sum_amount": m["sum_amount"].Int64()})
 		if err != nil {
-			t.Fatalf("data file %s of the table's log: %v", key, err)
+			t.Fatal(err)
 		}
-		r := parquet.NewReader(bytes.NewReader(data))
-		var cols []string
-		for _, c := range r.Schema().Columns() {
-			cols = append(cols, c[0])
-		}
-		buf := make([]parquet.Row, 64)
-		for {
-			n, err := r.ReadRows(buf)
-			for _, pr := range buf[:n] {
-				m := map[string]parquet.Value{}
-				for _, v := range pr {
-					m[cols[v.Column()]] = v
-				}
-				b, merr := json.Marshal(map[string]any{"user_id": string(m["user_id"].ByteArray()), "window_start": ts(m["window_start"]),
-					"window_end": ts(m["window_end"]), "count": m["count"].Int64(), "sum_amount": m["sum_amount"].Int64()})
-				if merr != nil {
-					t.Fatal(merr)
-				}
-				rows = append(rows, string(b))
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("data file %s: %v", key, err)
-			}
-		}
-		r.Close()
-	}
-	return rows
+		return string(b)
+	})
 }
