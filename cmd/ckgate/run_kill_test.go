@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -101,15 +100,7 @@ type killFigures struct {
 }
 
 func killSoak(t *testing.T, runs int, cell killCell) {
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("CKGATE_SOAK_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("CKGATE_SOAK_SEED=%q: %v", s, err)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (CKGATE_SOAK_SEED replays it)", seed)
+	seed := wireSeed(t)
 	r := rand.New(rand.NewPCG(seed, 1))
 	want := canonicalRows(t, demoSessions(t, 1, 10*time.Minute, 30*time.Minute))
 	var f killFigures

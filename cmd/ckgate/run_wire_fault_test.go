@@ -118,7 +118,8 @@ func conditionalRequest(r *http.Request) bool {
 	return r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Match") != "" || r.URL.Query().Has("ifGenerationMatch")
 }
 
-// wireSeed is CKGATE_SOAK_SEED, else the clock; logged so a run replays.
+// wireSeed is the seed of a soak (the SIGKILL points, the proxy's faults):
+// CKGATE_SOAK_SEED, else the clock; logged so a run replays.
 func wireSeed(t *testing.T) uint64 {
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("CKGATE_SOAK_SEED"); s != "" {
@@ -128,7 +129,7 @@ func wireSeed(t *testing.T) uint64 {
 		}
 		seed = v
 	}
-	t.Logf("proxy seed %d (CKGATE_SOAK_SEED replays it)", seed)
+	t.Logf("seed %d (CKGATE_SOAK_SEED replays it)", seed)
 	return seed
 }
 
