@@ -8,8 +8,10 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ckgate/ckgate/gateway"
+	"golang.org/x/sync/errgroup"
 )
 
 // Checkpoint is a checkpoint found by Discover.
@@ -163,20 +165,49 @@ func Discover(ctx context.Context, t Target) ([]Checkpoint, error) {
 			cp.Entries = append(cp.Entries, name)
 		}
 		sort.Strings(cp.Entries)
-		if err := readIDs(ctx, t.Store, &cp, hasWriter[dir]); err != nil {
-			return nil, err
-		}
-		if hasPlan[dir] {
-			if err := readPlannedSink(ctx, t.Store, &cp); err != nil {
-				return nil, err
-			}
-		}
 		cp.DeltaTable = deltaTable(disp, dir, tables)
 		out = append(out, cp)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].URL < out[j].URL })
+	// Each checkpoint's records are read on their own, several at a time.
+	// The error returned is the one reading them in URL order would meet:
+	// after a store failure no later checkpoint starts reading, every
+	// earlier one is still read.
+	errs := make([]error, len(out))
+	var firstFailed atomic.Int64
+	firstFailed.Store(int64(len(out)))
+	var g errgroup.Group
+	g.SetLimit(discoverReads)
+	for i := range out {
+		g.Go(func() error {
+			if firstFailed.Load() < int64(i) {
+				return nil
+			}
+			cp := &out[i]
+			if errs[i] = readIDs(ctx, t.Store, cp, hasWriter[cp.Root]); errs[i] == nil && hasPlan[cp.Root] {
+				errs[i] = readPlannedSink(ctx, t.Store, cp)
+			}
+			for errs[i] != nil {
+				f := firstFailed.Load()
+				if f <= int64(i) || firstFailed.CompareAndSwap(f, int64(i)) {
+					break
+				}
+			}
+			return nil // errs is looked at below
+		})
+	}
+	g.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
+
+// discoverReads bounds the checkpoints whose metadata Discover reads at a
+// time: each read waits on the store most of the time.
+const discoverReads = 16
 
 // readIDs reads the query ids of cp's metadata and writer record. A store
 // failure (unavailable, permission) is returned: the audit cannot go on;

@@ -15,9 +15,54 @@ import (
 // the layout (and root-level dotfiles, where temp files of "metadata" go).
 var listPrefixes = []string{MetadataKey, ".", OffsetsDir + "/", CommitsDir + "/", SourcesDir + "/", StateDir + "/", CkgateDir + "/"}
 
-// listCheckpoint lists the checkpoint once, prefix by prefix in parallel
-// (each listing paged by the store), and classifies every key.
+// maxStrangers is how many keys outside listPrefixes the single listing
+// of the root may meet (about one page of a remote store's listing)
+// before it gives up for the listings prefix by prefix.
+const maxStrangers = 1000
+
+// listCheckpoint lists the checkpoint and classifies every key of its
+// layout. It lists the root once (one request per page on a remote store,
+// where a listing per prefix costs a request each even when empty), and
+// falls back to listing prefix by prefix in parallel when that listing
+// fails (a store may allow listing only some prefixes) or meets more than
+// maxStrangers keys outside the layout (a checkpoint beside a large
+// directory). Either way the index holds the same keys, added in the same
+// order: prefix by prefix, each in lexical order.
 func listCheckpoint(ctx context.Context, st gateway.Store, limit int) (*index, error) {
+	if results, ok := listRoot(ctx, st); ok {
+		return indexOf(results), nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return listEachPrefix(ctx, st, limit)
+}
+
+// listRoot lists the root once and sorts the keys of the layout by the
+// prefix of listPrefixes they fall under; ok is false when the listing
+// failed or met more than maxStrangers other keys.
+func listRoot(ctx context.Context, st gateway.Store) (results [][]gateway.Attrs, ok bool) {
+	results = make([][]gateway.Attrs, len(listPrefixes))
+	strangers := 0
+	for a, err := range st.List(ctx, "") {
+		if err != nil {
+			return nil, false
+		}
+		i := slices.IndexFunc(listPrefixes, func(p string) bool { return strings.HasPrefix(a.Key, p) })
+		if i < 0 {
+			if strangers++; strangers > maxStrangers {
+				return nil, false
+			}
+			continue
+		}
+		results[i] = append(results[i], a)
+	}
+	return results, true
+}
+
+// listEachPrefix lists the checkpoint prefix by prefix in parallel (each
+// listing paged by the store).
+func listEachPrefix(ctx context.Context, st gateway.Store, limit int) (*index, error) {
 	results := make([][]gateway.Attrs, len(listPrefixes))
 	errs := make([]error, len(listPrefixes))
 	var g errgroup.Group
@@ -50,13 +95,18 @@ func listCheckpoint(ctx context.Context, st gateway.Store, limit int) (*index, e
 	if notFound == len(listPrefixes) {
 		return nil, fmt.Errorf("%w: %w", ErrNotCheckpoint, errs[0])
 	}
+	return indexOf(results), nil
+}
+
+// indexOf classifies the listings of listPrefixes, in that order.
+func indexOf(results [][]gateway.Attrs) *index {
 	idx := newIndex()
 	for _, rs := range results {
 		for _, a := range rs {
 			idx.add(a)
 		}
 	}
-	return idx, nil
+	return idx
 }
 
 // index is the classified listing of a checkpoint.

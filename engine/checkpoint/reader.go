@@ -14,8 +14,9 @@ import (
 // gateway.WithPrefix for a checkpoint under a prefix) and reports who wrote
 // it, where it stands, its batches, sources and state, and its problems.
 //
-// It lists the checkpoint once (a few prefixes in parallel, each paged by
-// the store), then reads only what the report needs: metadata, the writer
+// It lists the checkpoint once (one listing of its root, paged by the
+// store; prefix by prefix when the root holds much besides the checkpoint),
+// then reads only what the report needs: metadata, the writer
 // record and plan, the latest offsets and commit (and offsets/L-1), the
 // detailed batches, operator metadata and schema files, the latest file of
 // each source log, and per state store partition the files of its latest
