@@ -429,7 +429,9 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	// the filter keeps the rows that match, and the view is in the address
 	b.run(t, chromedp.SetValue(chromedp.CSS(`#q`), "inconsistent"), chromedp.Click(chromedp.CSS(`form.filter button`)),
-		poll(`location.hash.includes("q=inconsistent")`))
+		poll(`location.hash.includes("q=inconsistent")`),
+		// the script filters after it writes the view into the address: wait for the rows too
+		poll(`Array.from(document.querySelectorAll("#fleet #fleet-table tbody tr")).filter(r => !r.hidden && r.offsetParent !== null).length <= 1`))
 	if got := b.fleetRows(t, "#fleet", "path"); len(got) != 1 || got[0].Status != "inconsistent" {
 		t.Fatalf("filter inconsistent: %v", got)
 	}
