@@ -312,7 +312,7 @@ func TestRehearseSetupErrors(t *testing.T) {
 		{"console sink", &console, nil, "console"},
 		{"missing input", &missing, nil, "nope"},
 		{"busy workdir", s, func(o *rehearse.Options) { o.Workdir = filepath.Join(dir, "busy") }, "not empty"},
-		{"unknown scenario", s, func(o *rehearse.Options) { o.Scenarios = []string{"9"} }, "unknown scenario"},
+		{"unknown scenario", s, func(o *rehearse.Options) { o.Scenarios = []string{"99"} }, "unknown scenario"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := options(dir)

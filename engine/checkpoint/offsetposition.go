@@ -1,10 +1,5 @@
 package checkpoint
 
-import (
-	"encoding/json"
-	"strings"
-)
-
 // OffsetPosition is a source offset as one number that grows as the
 // source advances, so that the difference between two batches is how far
 // the source moved: a long offset's value, a file source's log offset,
@@ -37,17 +32,9 @@ func OffsetPosition(o SourceOffset) (pos int64, kind string, ok bool) {
 		if len(o.Rate) > 0 {
 			return sum, o.Kind, true
 		}
-	case OffsetUnknown:
-		// Delta's DeltaSourceOffset: {"sourceVersion":1,"reservoirId":…,"reservoirVersion":N,"index":I,…}
-		if !strings.Contains(o.JSON, `"reservoirVersion"`) {
-			return 0, "", false
-		}
-		var d struct {
-			ReservoirID      string `json:"reservoirId"`
-			ReservoirVersion *int64 `json:"reservoirVersion"`
-		}
-		if json.Unmarshal([]byte(o.JSON), &d) == nil && d.ReservoirVersion != nil {
-			return *d.ReservoirVersion, "delta", true
+	case OffsetDelta:
+		if o.Delta != nil {
+			return o.Delta.ReservoirVersion, o.Kind, true
 		}
 	}
 	return 0, "", false
