@@ -1,11 +1,8 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/delta/deltatest"
 )
 
 // TestParquetSink: the parquet file sink holds, row for row, what the
@@ -43,38 +41,12 @@ func TestParquetSink(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := parquet.NewReader(bytes.NewReader(data))
-		var cols []string
-		for _, c := range r.Schema().Columns() {
-			cols = append(cols, c[0])
-		}
-		buf := make([]parquet.Row, 64)
-		for {
-			n, err := r.ReadRows(buf)
-			for _, pr := range buf[:n] {
-				m := map[string]any{}
-				for _, v := range pr {
-					switch c := cols[v.Column()]; {
-					case c == "window_start" || c == "window_end":
-						// TIMESTAMP(MICROS, UTC)
-						m[c] = fmtTime(v.Int64() / 1000)
-					case v.Kind() == parquet.Int64:
-						m[cols[v.Column()]] = v.Int64()
-					default:
-						m[cols[v.Column()]] = string(v.ByteArray())
-					}
-				}
-				got = append(got, fmt.Sprintf(`{"user_id":%q,"window_start":%q,"window_end":%q,"count":%d,"sum_amount":%d}`,
-					m["user_id"], m["window_start"], m["window_end"], m["count"], m["sum_amount"]))
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		r.Close()
+		got = append(got, deltatest.ParquetRows(t, e.Path, data, func(m map[string]parquet.Value) string {
+			// window bounds are TIMESTAMP(MICROS, UTC)
+			return fmt.Sprintf(`{"user_id":%q,"window_start":%q,"window_end":%q,"count":%d,"sum_amount":%d}`,
+				string(m["user_id"].ByteArray()), fmtTime(m["window_start"].Int64()/1000), fmtTime(m["window_end"].Int64()/1000),
+				m["count"].Int64(), m["sum_amount"].Int64())
+		})...)
 	}
 	sort.Strings(got)
 	if !slices.Equal(got, want) {

@@ -44,29 +44,38 @@ func Rows(t testing.TB, s gateway.Store, format func(map[string]parquet.Value) s
 		if err != nil {
 			t.Fatalf("data file %s of the table's log: %v", key, err)
 		}
-		r := parquet.NewReader(bytes.NewReader(data))
-		var cols []string
-		for _, c := range r.Schema().Columns() {
-			cols = append(cols, c[0])
-		}
-		buf := make([]parquet.Row, 64)
-		for {
-			n, err := r.ReadRows(buf)
-			for _, pr := range buf[:n] {
-				m := map[string]parquet.Value{}
-				for _, v := range pr {
-					m[cols[v.Column()]] = v
-				}
-				rows = append(rows, format(m))
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("data file %s: %v", key, err)
-			}
-		}
-		r.Close()
+		rows = append(rows, ParquetRows(t, key, data, format)...)
 	}
 	return rows
+}
+
+// ParquetRows reads every row of the Parquet file data (named key in
+// failures), giving each to format as a map from column name to value; the
+// strings it returns come back in file order.
+func ParquetRows(t testing.TB, key string, data []byte, format func(map[string]parquet.Value) string) []string {
+	t.Helper()
+	r := parquet.NewReader(bytes.NewReader(data))
+	defer r.Close()
+	var cols []string
+	for _, c := range r.Schema().Columns() {
+		cols = append(cols, c[0])
+	}
+	var rows []string
+	buf := make([]parquet.Row, 64)
+	for {
+		n, err := r.ReadRows(buf)
+		for _, pr := range buf[:n] {
+			m := map[string]parquet.Value{}
+			for _, v := range pr {
+				m[cols[v.Column()]] = v
+			}
+			rows = append(rows, format(m))
+		}
+		if errors.Is(err, io.EOF) {
+			return rows
+		}
+		if err != nil {
+			t.Fatalf("data file %s: %v", key, err)
+		}
+	}
 }
