@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -44,6 +46,7 @@ func (e *env) serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "access-log", Usage: "write one JSON line per request (principal, operation, key, status, decision, latency) to `FILE` (- for stderr)"},
 			&cli.StringFlag{Name: "metrics-addr", Usage: "serve Prometheus metrics on http://`HOST:PORT`/metrics and readiness on /ready (200 once serving, 503 before and while stopping)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "decide and log every request without enforcing the policy: refusals are recorded in --decision-log (result deny, dry_run true) and let through; log entries stay create-only (for onboarding a production job)"},
+			durationFlag("upload-expiry", 24*time.Hour, "abort multipart uploads initiated longer than `DURATION` ago (an executor that crashed mid-upload leaves its parts; 0s: never), checked every quarter of it, at most hourly"),
 			decisionLogFlag(),
 		}, policyFlags()...),
 		Action: e.serve,
@@ -117,6 +120,12 @@ func (e *env) serve(c *cli.Context) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(addr) }()
+	if expiry := flagDuration(c, "upload-expiry"); expiry > 0 {
+		sweepCtx, stopSweep := context.WithCancel(c.Context)
+		swept := make(chan struct{})
+		go func() { defer close(swept); e.expireUploads(sweepCtx, srv, expiry) }()
+		defer func() { stopSweep(); <-swept }()
+	}
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve on %s: %w", addr, err)
@@ -128,4 +137,27 @@ func (e *env) serve(c *cli.Context) error {
 	}
 	<-served // the listener's "closed" error: the end Shutdown asked for
 	return nil
+}
+
+// expireUploads aborts the multipart uploads older than expiry now and then
+// every quarter of expiry (at most hourly, at least a second apart) until
+// ctx ends, saying on stderr what it aborted or could not.
+func (e *env) expireUploads(ctx context.Context, srv *s3serve.Server, expiry time.Duration) {
+	every := min(max(expiry/4, time.Second), time.Hour)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		n, err := srv.ExpireUploads(ctx, time.Now().Add(-expiry))
+		if n > 0 {
+			fmt.Fprintf(e.stderr, "ckgate serve: aborted %d multipart upload(s) initiated more than %s ago\n", n, durationText(expiry))
+		}
+		if err != nil && ctx.Err() == nil {
+			fmt.Fprintf(e.stderr, "ckgate serve: expiring multipart uploads: %v\n", gateway.Redact(err.Error()))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

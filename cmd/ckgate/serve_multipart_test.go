@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeRandom(t *testing.T, path string, n int) []byte {
@@ -129,5 +130,39 @@ func TestServeRclone(t *testing.T) {
 	noMultipartLeft(t, dir)
 	if back := run("cat", "fd:ckpt/q1/state/0/0/3.zip"); back != string(data) {
 		t.Fatalf("rclone cat of the multipart object: %d bytes, want the file", len(back))
+	}
+}
+
+// TestServeUploadExpiry: with --upload-expiry 1s, an upload the aws CLI
+// created and never completed (an executor that crashed mid-upload) is
+// aborted by the server's sweep, and serve says so on stderr.
+func TestServeUploadExpiry(t *testing.T) {
+	aws := requireTool(t, "aws")
+	ep, dir, stop := startServeAs(t, serveCreds, "--upload-expiry", "1s")
+	cmd := exec.Command(aws, "--endpoint-url", ep, "s3api", "create-multipart-upload", "--bucket", "ckpt", "--key", "q1/state/0/0/SSTs/000009.sst")
+	cmd.Env = clientEnv("ORDERSJOB", "orders-s3cr3t-value-0123456789")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("create-multipart-upload: %v\n%s", err, out)
+	}
+	files := func() (n int) {
+		filepath.WalkDir(filepath.Join(dir, "ckpt", "_ckgate", "multipart"), func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	if n := files(); n != 1 {
+		t.Fatalf("%d hidden files after create; want the upload's record", n)
+	}
+	// The sweep runs every second; the upload is gone within a few.
+	for deadline := time.Now().Add(time.Minute); files() != 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("upload not expired after a minute")
+		}
+	}
+	if code, errOut := stop(); code != 0 || !strings.Contains(errOut, "aborted 1 multipart upload(s) initiated more than 1s ago") {
+		t.Fatalf("serve exited %d, stderr:\n%s", code, errOut)
 	}
 }

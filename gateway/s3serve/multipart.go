@@ -112,7 +112,7 @@ func (b *storeBackend) upload(ctx context.Context, bucket, key, id string) (uplo
 	if !validUploadID(id) {
 		return u, errNoSuchUpload
 	}
-	data, _, err := b.raw.Get(ctx, uploadDir(bucket, id)+"upload")
+	data, _, err := gateway.GetBounded(ctx, b.raw, uploadDir(bucket, id)+"upload", maxUploadRecord)
 	if errors.Is(err, gateway.ErrNotFound) {
 		return u, errNoSuchUpload
 	}

@@ -73,6 +73,13 @@ func serveDir(t testing.TB, dir string) (endpoint string) {
 // returns its endpoint (https:// when tune sets a certificate).
 func serveStore(t testing.TB, dir string, wrap func(gateway.Store) gateway.Store, tune func(*s3serve.Config)) (endpoint string) {
 	t.Helper()
+	_, endpoint = startServer(t, dir, wrap, tune)
+	return endpoint
+}
+
+// startServer is serveStore that also returns the server.
+func startServer(t testing.TB, dir string, wrap func(gateway.Store) gateway.Store, tune func(*s3serve.Config)) (*s3serve.Server, string) {
+	t.Helper()
 	fs, err := filestore.New(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -122,9 +129,9 @@ func serveStore(t testing.TB, dir string, wrap func(gateway.Store) gateway.Store
 	}
 	t.Cleanup(func() { srv.Shutdown(); <-served })
 	if cfg.TLSCert != "" {
-		return "https://" + addr
+		return srv, "https://" + addr
 	}
-	return "http://" + addr
+	return srv, "http://" + addr
 }
 
 func client(endpoint, key, secret string) *s3.Client {

@@ -47,6 +47,7 @@ type Config struct {
 // Server is an S3 endpoint over a ckgate store.
 type Server struct {
 	api *s3api.S3ApiServer
+	be  *storeBackend
 }
 
 // New builds the server; Serve starts it.
@@ -88,7 +89,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{api: api}, nil
+	return &Server{api: api, be: be}, nil
 }
 
 // Serve listens on addr (host:port) and serves until Shutdown.
