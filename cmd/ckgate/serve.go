@@ -18,8 +18,8 @@ func (e *env) serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
 		Usage: "serve an S3 API over a store, every mutation through the gateway's guard",
-		Description: "Answers S3 requests (path-style, AWS SigV4: header, presigned and chunked uploads) on --listen\n" +
-			"over the store at --store: each bucket is a first-level prefix of it. Clients sign with the access\n" +
+		Description: "Answers S3 requests (path-style, or virtual-host style with --virtual-host; AWS SigV4: header,\n" +
+			"presigned and chunked uploads) on --listen over the store at --store: each bucket is a first-level prefix of it. Clients sign with the access\n" +
 			"keys of --credentials (YAML, readable by its owner only); each key is a principal of a kind (job,\n" +
 			"retention, housekeeping, admin) that the policies decide every PUT, COPY and DELETE for, as for\n" +
 			"the engine. A write of a checkpoint log entry (offsets/N, commits/N, metadata, sources/*/N,\n" +
@@ -32,7 +32,9 @@ func (e *env) serveCommand() *cli.Command {
 			"See docs/serve.md for pointing Spark's S3A at it.\n\n" +
 			"Handled: ListBuckets, CreateBucket, HeadBucket, ListObjects(V2), HeadObject, GetObject (Range,\n" +
 			"If-Match/If-None-Match), PutObject (If-None-Match *, If-Match), CopyObject (copy-source\n" +
-			"conditions), DeleteObject (If-Match), DeleteObjects. Anything else answers NotImplemented.\n\n" +
+			"conditions), DeleteObject (If-Match), DeleteObjects, CreateMultipartUpload, UploadPart(Copy),\n" +
+			"CompleteMultipartUpload, AbortMultipartUpload, ListParts, ListMultipartUploads, DeleteBucket (empty\n" +
+			"only). Anything else answers NotImplemented. Uploads left incomplete are aborted after --upload-expiry.\n\n" +
 			"The first SIGINT or SIGTERM stops accepting requests and lets in-flight ones finish.\n\n" +
 			"Exit status: 0 stopped by a signal; 1 the server failed; 2 a bad flag, credentials file or store URL.",
 		Flags: append([]cli.Flag{
