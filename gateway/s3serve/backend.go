@@ -198,22 +198,32 @@ func (b *storeBackend) HeadObject(ctx context.Context, in *s3.HeadObjectInput) (
 	if err != nil {
 		return nil, s3Error(err)
 	}
-	if err := readConds(a.Version, in.IfMatch, in.IfNoneMatch); err != nil {
+	if err := readConds(a, in.IfMatch, in.IfNoneMatch, in.IfModifiedSince, in.IfUnmodifiedSince); err != nil {
 		return nil, err
 	}
 	return &s3.HeadObjectOutput{ContentLength: &a.Size, ETag: etag(a.Version), LastModified: &a.Modified}, nil
 }
 
-// readConds applies If-Match / If-None-Match of a read: 412 and 304.
-func readConds(v gateway.Version, ifMatch, ifNoneMatch *string) error {
-	v = unquote(string(v))
-	if ifMatch != nil && unquote(*ifMatch) != v && strings.TrimSpace(*ifMatch) != "*" {
-		return s3err.GetAPIError(s3err.ErrPreconditionFailed)
+// readConds applies a read's If-Match, If-None-Match, If-Modified-Since
+// and If-Unmodified-Since as S3 does, in S3's order of precedence
+// (versitygw's EvaluatePreconditions): 412 PreconditionFailed or 304
+// NotModified. Times compare at the second, the resolution of the
+// Last-Modified a client got and sends back.
+func readConds(a gateway.Attrs, ifMatch, ifNoneMatch *string, ifModSince, ifUnmodSince *time.Time) error {
+	return vbackend.EvaluatePreconditions(string(unquote(string(a.Version))), a.Modified.Truncate(time.Second), vbackend.PreConditions{
+		IfMatch: unquoted(ifMatch), IfNoneMatch: unquoted(ifNoneMatch), IfModSince: ifModSince, IfUnmodeSince: ifUnmodSince})
+}
+
+// unquoted is an ETag condition without its quotes ("*" stays "*").
+func unquoted(p *string) *string {
+	if p == nil {
+		return nil
 	}
-	if ifNoneMatch != nil && (unquote(*ifNoneMatch) == v || strings.TrimSpace(*ifNoneMatch) == "*") {
-		return s3err.GetAPIError(s3err.ErrNotModified)
+	s := strings.TrimSpace(*p)
+	if s != "*" {
+		s = string(unquote(s))
 	}
-	return nil
+	return &s
 }
 
 func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s3.GetObjectOutput, error) {
@@ -229,7 +239,7 @@ func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s
 	if err != nil {
 		return nil, s3Error(err)
 	}
-	if err := readConds(a.Version, in.IfMatch, in.IfNoneMatch); err != nil {
+	if err := readConds(a, in.IfMatch, in.IfNoneMatch, in.IfModifiedSince, in.IfUnmodifiedSince); err != nil {
 		rc.Close()
 		return nil, err
 	}
@@ -333,11 +343,8 @@ func (b *storeBackend) CopyObject(ctx context.Context, in s3response.CopyObjectI
 		return s3response.CopyObjectOutput{}, s3Error(err)
 	}
 	defer rc.Close()
-	if err := readConds(a.Version, in.CopySourceIfMatch, nil); err != nil {
+	if err := readConds(a, in.CopySourceIfMatch, in.CopySourceIfNoneMatch, in.CopySourceIfModifiedSince, in.CopySourceIfUnmodifiedSince); err != nil {
 		return s3response.CopyObjectOutput{}, err
-	}
-	if in.CopySourceIfNoneMatch != nil && (unquote(*in.CopySourceIfNoneMatch) == a.Version || strings.TrimSpace(*in.CopySourceIfNoneMatch) == "*") {
-		return s3response.CopyObjectOutput{}, s3err.GetAPIError(s3err.ErrPreconditionFailed)
 	}
 	cond, err := putCond(key, nil, nil)
 	if err != nil {

@@ -242,11 +242,8 @@ func (b *storeBackend) UploadPartCopy(ctx context.Context, in *s3.UploadPartCopy
 		return s3response.CopyPartResult{}, s3Error(err)
 	}
 	defer rc.Close()
-	if err := readConds(a.Version, in.CopySourceIfMatch, nil); err != nil {
+	if err := readConds(a, in.CopySourceIfMatch, in.CopySourceIfNoneMatch, in.CopySourceIfModifiedSince, in.CopySourceIfUnmodifiedSince); err != nil {
 		return s3response.CopyPartResult{}, err
-	}
-	if in.CopySourceIfNoneMatch != nil && (unquote(*in.CopySourceIfNoneMatch) == a.Version || strings.TrimSpace(*in.CopySourceIfNoneMatch) == "*") {
-		return s3response.CopyPartResult{}, s3err.GetAPIError(s3err.ErrPreconditionFailed)
 	}
 	var body io.Reader = rc
 	if r := str(in.CopySourceRange); r != "" {
