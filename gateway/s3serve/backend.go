@@ -304,9 +304,10 @@ func (b *storeBackend) PutObject(ctx context.Context, in s3response.PutObjectInp
 	if err != nil {
 		return s3response.PutObjectOutput{}, err
 	}
-	body := in.Body
-	if body == nil {
-		body = strings.NewReader("")
+	body, err := checksummed(in.Body, headerSums(in.ChecksumCRC32, in.ChecksumCRC32C, in.ChecksumSHA1, in.ChecksumSHA256, in.ChecksumCRC64NVME,
+		in.ChecksumSHA512, in.ChecksumMD5, in.ChecksumXXHASH64, in.ChecksumXXHASH3, in.ChecksumXXHASH128))
+	if err != nil {
+		return s3response.PutObjectOutput{}, s3err.GetAPIError(s3err.ErrInvalidRequest)
 	}
 	v, err := w.PutStream(ctx, objectKey(bucket, key), body, cond)
 	if err != nil {

@@ -16,13 +16,13 @@ var errReadOnly = errors.New("ckgate serve: accounts come from the credentials f
 // PreconditionFailed (never 409, which S3 clients retry); a policy refusal
 // is 403 AccessDenied naming the rule.
 func s3Error(err error) error {
-	var api s3err.APIError
+	var api s3err.S3Error
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &api):
 		// versitygw's own error, e.g. from reading the request body
-		// (IncompleteBody, BadDigest, a bad chunk): the client's fault.
+		// (IncompleteBody, BadDigest, a bad chunk size): the client's fault.
 		return api
 	case errors.Is(err, gateway.ErrDenied):
 		return s3err.APIError{Code: "AccessDenied", Description: err.Error(), HTTPStatusCode: http.StatusForbidden}

@@ -202,9 +202,10 @@ func (b *storeBackend) UploadPart(ctx context.Context, in *s3.UploadPartInput) (
 	if _, err := b.upload(ctx, bucket, key, id); err != nil {
 		return nil, err
 	}
-	body := in.Body
-	if body == nil {
-		body = strings.NewReader("")
+	body, err := checksummed(in.Body, headerSums(in.ChecksumCRC32, in.ChecksumCRC32C, in.ChecksumSHA1, in.ChecksumSHA256, in.ChecksumCRC64NVME,
+		in.ChecksumSHA512, in.ChecksumMD5, in.ChecksumXXHASH64, in.ChecksumXXHASH3, in.ChecksumXXHASH128))
+	if err != nil {
+		return nil, s3err.GetAPIError(s3err.ErrInvalidRequest)
 	}
 	pr, err := b.putPart(ctx, bucket, id, n, body)
 	if err != nil {
