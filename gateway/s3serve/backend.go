@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/versity/versitygw/auth"
@@ -201,7 +202,13 @@ func (b *storeBackend) HeadObject(ctx context.Context, in *s3.HeadObjectInput) (
 	if err := readConds(a, in.IfMatch, in.IfNoneMatch, in.IfModifiedSince, in.IfUnmodifiedSince); err != nil {
 		return nil, err
 	}
-	return &s3.HeadObjectOutput{ContentLength: &a.Size, ETag: etag(a.Version), LastModified: &a.Modified}, nil
+	_, length, cr, err := objectRange(a.Size, str(in.Range), in.PartNumber)
+	if err != nil {
+		return nil, err
+	}
+	out := &s3.HeadObjectOutput{ContentLength: &length, ContentRange: cr, ETag: etag(a.Version), LastModified: &a.Modified,
+		ContentType: aws.String(defaultContentType), AcceptRanges: aws.String("bytes")}
+	return out, nil
 }
 
 // readConds applies a read's If-Match, If-None-Match, If-Modified-Since
@@ -248,7 +255,8 @@ func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s
 		rc.Close()
 		return nil, err
 	}
-	out := &s3.GetObjectOutput{ETag: etag(a.Version), LastModified: &a.Modified, ContentLength: &length}
+	out := &s3.GetObjectOutput{ETag: etag(a.Version), LastModified: &a.Modified, ContentLength: &length, ContentType: aws.String(defaultContentType),
+		AcceptRanges: aws.String("bytes")}
 	var body io.Reader = rc
 	if partial {
 		if _, err := io.CopyN(io.Discard, rc, start); err != nil {

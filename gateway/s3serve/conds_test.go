@@ -90,3 +90,36 @@ func TestServeTimeConditions(t *testing.T) {
 		}
 	}
 }
+
+// TestServeHeadRangeAndType: HEAD answers a Range or partNumber=1 as GET
+// does (206, Content-Range, the range's length), a partNumber past the one
+// part is refused, and every object's Content-Type is S3's default rather
+// than one Go's server sniffs from the bytes.
+func TestServeHeadRangeAndType(t *testing.T) {
+	ep, _ := serve(t)
+	c := client(ep, "ORDERSJOB", "orders-secret-0123456789")
+	ctx := context.Background()
+	b, k := aws.String("ckpt"), aws.String("data/a.txt")
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: b, Key: k, Body: strings.NewReader("hello world")}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: b, Key: k, Range: aws.String("bytes=00-01")})
+	if err != nil || aws.ToInt64(h.ContentLength) != 2 || aws.ToString(h.ContentRange) != "bytes 0-1/11" {
+		t.Fatalf("HEAD bytes=00-01: %+v, %v; want length 2, Content-Range bytes 0-1/11", h, err)
+	}
+	h, err = c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: b, Key: k, PartNumber: aws.Int32(1)})
+	if err != nil || aws.ToInt64(h.ContentLength) != 11 || aws.ToString(h.ContentRange) != "bytes 0-10/11" {
+		t.Fatalf("HEAD partNumber=1: %+v, %v; want the whole object as its one part", h, err)
+	}
+	if _, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: b, Key: k, PartNumber: aws.Int32(2)}); status(err) != 416 {
+		t.Fatalf("HEAD partNumber=2: %v; want 416", err)
+	}
+	g, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: b, Key: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Body.Close()
+	if aws.ToString(g.ContentType) != "binary/octet-stream" {
+		t.Fatalf("GET Content-Type %q; want binary/octet-stream", aws.ToString(g.ContentType))
+	}
+}
