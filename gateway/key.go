@@ -9,10 +9,17 @@ import (
 // MaxKeyLen is the longest key accepted (S3's limit, in bytes).
 const MaxKeyLen = 1024
 
+// ErrKeyTooLong is the cause of the ErrInvalidKey a key longer than
+// MaxKeyLen gets (S3's KeyTooLongError).
+var ErrKeyTooLong = errors.New("key longer than 1024 bytes")
+
 // ValidateKey reports whether key is a valid object key: non-empty, valid
 // UTF-8, at most MaxKeyLen bytes, relative, '/'-separated with no empty, "."
 // or ".." segment, no trailing '/', no NUL and no backslash.
 func ValidateKey(op, key string) error {
+	if len(key) > MaxKeyLen {
+		return E(op, key, ErrInvalidKey, ErrKeyTooLong)
+	}
 	if reason := keyProblem(key, false); reason != "" {
 		return E(op, key, ErrInvalidKey, errors.New(reason))
 	}

@@ -3,6 +3,7 @@ package s3serve
 import (
 	"errors"
 	"net/http"
+	"syscall"
 
 	"github.com/versity/versitygw/s3err"
 
@@ -32,6 +33,10 @@ func s3Error(err error) error {
 		return s3err.GetAPIError(s3err.ErrPreconditionFailed)
 	case errors.Is(err, gateway.ErrPermission):
 		return s3err.APIError{Code: "AccessDenied", Description: "the backend refused ckgate: " + err.Error(), HTTPStatusCode: http.StatusForbidden}
+	case errors.Is(err, gateway.ErrKeyTooLong), errors.Is(err, syscall.ENAMETOOLONG):
+		// longer than S3's 1024 bytes, or a segment longer than the
+		// local disk's file names (255 bytes on most file systems)
+		return s3err.GetAPIError(s3err.ErrKeyTooLong)
 	case errors.Is(err, gateway.ErrInvalidKey):
 		return s3err.APIError{Code: "InvalidArgument", Description: err.Error(), HTTPStatusCode: http.StatusBadRequest}
 	case errors.Is(err, gateway.ErrUnsupported):

@@ -60,3 +60,17 @@ func TestServeVerifiesBodyDigests(t *testing.T) {
 		t.Errorf("UploadPart with a wrong CRC32: %v; want BadDigest", err)
 	}
 }
+
+// TestServeKeyTooLong: a key longer than S3's 1024 bytes, or one with a
+// segment longer than the local disk's names, is KeyTooLongError (what S3
+// and versitygw's posix backend answer), not a generic InvalidArgument.
+func TestServeKeyTooLong(t *testing.T) {
+	ep, _ := serve(t)
+	c := client(ep, "ORDERSJOB", "orders-secret-0123456789")
+	for _, key := range []string{strings.Repeat("k", 1100), "data/" + strings.Repeat("s", 300)} {
+		_, err := c.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(key), Body: strings.NewReader("x")})
+		if code(err) != "KeyTooLongError" || status(err) != 400 {
+			t.Errorf("PUT of a %d-byte key: %v; want 400 KeyTooLongError", len(key), err)
+		}
+	}
+}
