@@ -385,8 +385,14 @@ func (b *storeBackend) ListMultipartUploads(ctx context.Context, in *s3.ListMult
 func (b *storeBackend) AbortMultipartUpload(ctx context.Context, in *s3.AbortMultipartUploadInput) error {
 	ctx = detach(ctx)
 	bucket, key, id := str(in.Bucket), str(in.Key), str(in.UploadId)
-	if _, err := b.upload(ctx, bucket, key, id); err != nil {
+	u, err := b.upload(ctx, bucket, key, id)
+	if err != nil {
 		return err
+	}
+	// x-amz-if-match-initiated-time: abort only the upload created then
+	// (to the second, as ListMultipartUploads shows it).
+	if t := in.IfMatchInitiatedTime; t != nil && !t.Truncate(time.Second).Equal(u.Initiated.Truncate(time.Second)) {
+		return s3err.GetAPIError(s3err.ErrPreconditionFailed)
 	}
 	return b.dropUpload(ctx, bucket, id)
 }
