@@ -23,7 +23,7 @@ func (d *Driver) Start() []Step {
 // (with MinBatchesToRetain), the state files of version n+1, the file
 // sink's data and manifest, commits/n.
 func (d *Driver) Batch(n int64) []Step {
-	steps := d.createAtomic(n, d.key(fmt.Sprintf("offsets/%d", n)), d.offsetsBody(n), false)
+	steps := d.createAtomic(n, d.key(fmt.Sprintf("offsets/%d", n)), d.OffsetsBody(n), false)
 	steps = append(steps, d.purge(n)...)
 	return append(steps, d.run(n, true)...)
 }
@@ -49,7 +49,7 @@ func (d *Driver) run(n int64, sink bool) []Step {
 	if d.Sink != "" && sink {
 		steps = append(steps, d.sinkSteps(n)...)
 	}
-	return append(steps, d.createAtomic(n, d.key(fmt.Sprintf("commits/%d", n)), d.commitBody(n), false)...)
+	return append(steps, d.createAtomic(n, d.key(fmt.Sprintf("commits/%d", n)), d.CommitBody(n), false)...)
 }
 
 // Query is a new query's start and its batches 0 … batches-1.

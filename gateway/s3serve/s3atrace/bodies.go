@@ -53,7 +53,8 @@ func (d *Driver) metadataBody() []byte {
 	return fmt.Appendf(nil, `{"id":%q}`, d.queryID())
 }
 
-func (d *Driver) offsetsBody(n int64) []byte {
+// OffsetsBody is what the driver writes into offsets/n.
+func (d *Driver) OffsetsBody(n int64) []byte {
 	if d.Bodies.Offsets != nil {
 		return d.Bodies.Offsets(n)
 	}
@@ -65,7 +66,8 @@ func (d *Driver) offsetsBody(n int64) []byte {
 	return fmt.Appendf(nil, "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":%d,\"conf\":%s}\n{\"orders\":{\"0\":%d}}", batchTime(n), conf, (n+1)*100)
 }
 
-func (d *Driver) commitBody(n int64) []byte {
+// CommitBody is what the driver writes into commits/n.
+func (d *Driver) CommitBody(n int64) []byte {
 	if d.Bodies.Commit != nil {
 		return d.Bodies.Commit(n)
 	}
