@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -23,6 +21,7 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/filestore"
 	"github.com/ckgate/ckgate/gateway/s3serve"
+	"github.com/ckgate/ckgate/gateway/s3serve/s3atrace"
 	"github.com/ckgate/ckgate/policy"
 )
 
@@ -163,69 +162,12 @@ func status(err error) int {
 	return 0
 }
 
-// s3aCommit is Spark's default file manager committing key: a temp PUT in
-// the same directory, then a COPY to the final name carrying the temp's
-// ETag, then a DELETE of the temp.
+// s3aCommit is Spark's default file manager committing the log entry key
+// (s3atrace's sequence: existence probes, a temp PUT named with id, the
+// rename's probes, a COPY carrying the temp's ETag, a DELETE of the temp).
 func s3aCommit(ctx context.Context, c *s3.Client, key, body, id string) error {
-	dir, name := filepath.Split(key)
-	tmp := dir + "." + name + "." + id + ".tmp"
-	put, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(tmp), Body: strings.NewReader(body)})
-	if err != nil {
-		return fmt.Errorf("put temp: %w", err)
-	}
-	_, cerr := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(key),
-		CopySource: aws.String("ckpt/" + tmp), CopySourceIfMatch: put.ETag})
-	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(tmp)}); err != nil {
-		return fmt.Errorf("delete temp: %w", err)
-	}
-	return cerr
-}
-
-func TestServeRacingS3ACommitsOneWinner(t *testing.T) {
-	ep, dir := serve(t)
-	c := client(ep, "ORDERSJOB", "orders-secret-0123456789")
-	ctx := context.Background()
-	if err := s3aCommit(ctx, c, "q1/metadata", `{"id":"q"}`, "m"); err != nil {
-		t.Fatalf("metadata: %v", err)
-	}
-	const n = 16
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = s3aCommit(ctx, c, "q1/offsets/0", fmt.Sprintf("v1\n{}\n{\"writer\":%d}\n", i), fmt.Sprint(i))
-		}()
-	}
-	wg.Wait()
-	won := -1
-	for i, err := range errs {
-		switch {
-		case err == nil && won >= 0:
-			t.Fatalf("drivers %d and %d both committed offsets/0", won, i)
-		case err == nil:
-			won = i
-		case status(err) != http.StatusPreconditionFailed || code(err) != "PreconditionFailed":
-			t.Errorf("driver %d: %v (HTTP %d), want 412 PreconditionFailed", i, err, status(err))
-		}
-	}
-	if won < 0 {
-		t.Fatal("no driver committed offsets/0")
-	}
-	got, err := os.ReadFile(filepath.Join(dir, "ckpt", "q1", "offsets", "0"))
-	if err != nil || !strings.Contains(string(got), fmt.Sprintf(`{"writer":%d}`, won)) {
-		t.Fatalf("offsets/0 = %q, %v; want the winner's (%d)", got, err, won)
-	}
-	// An unconditional overwrite of the existing log entry is refused too.
-	_, err = c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String("q1/offsets/0"), Body: strings.NewReader("x")})
-	if status(err) != http.StatusPreconditionFailed && status(err) != http.StatusForbidden {
-		t.Fatalf("overwrite of offsets/0: %v (HTTP %d), want 412 or 403", err, status(err))
-	}
-	left, _ := filepath.Glob(filepath.Join(dir, "ckpt", "q1", "offsets", ".*.tmp"))
-	if len(left) > 0 {
-		t.Fatalf("temps left: %v", left)
-	}
+	d := &s3atrace.Driver{Client: c, Bucket: "ckpt", Temp: func() string { return id }}
+	return s3atrace.Run(ctx, d.Create(key, []byte(body)))
 }
 
 func TestServeObjectOperations(t *testing.T) {
