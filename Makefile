@@ -32,7 +32,7 @@ tools:
 test: tools
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
-## soak: the process-level reliability tests at length, without the race detector (make test runs them with it, 2 runs per cell, 1 per wire cell): SOAK_RUNS runs per cell of the SIGKILL matrix (local disk and S3 on versitygw, each with the file and the http sink) and the concurrent-writer rounds, SOAK_WIRE_RUNS runs per wire-fault cell (S3, GCS, Azure through the fault proxy: 5% of store requests faulted, SIGKILLs on top, each run with the http and with the Delta sink; goal >= 500 faults per cloud), then the table of runs, kills, requests, faults by kind, ambiguous outcomes resolved, ErrUnknownOutcome, lost, duplicated (lost and duplicated must be 0)
+## soak: the process-level reliability tests at length, without the race detector (make test runs them with it, 2 runs per cell, 1 per wire cell): SOAK_RUNS runs per cell of the SIGKILL matrix (local disk, S3 on versitygw and S3 through ckgate serve over a local dir, each with the file, the http and the Delta sink; and ckgate serve itself SIGKILLed and restarted under the engine, cells serve-killed/http and serve-killed/delta) and the concurrent-writer rounds, SOAK_WIRE_RUNS runs per wire-fault cell (S3, GCS, Azure through the fault proxy: 5% of store requests faulted, SIGKILLs on top, each run with the http and with the Delta sink; goal >= 500 faults per cloud), then the table of runs, kills, requests, faults by kind, ambiguous outcomes resolved, ErrUnknownOutcome, lost, duplicated (lost and duplicated must be 0)
 soak: tools
 	@report=$$(mktemp "$${TMPDIR:-/tmp}/ckgate-soak.XXXXXX")
 	trap 'rm -f "$$report"' EXIT

@@ -65,7 +65,7 @@ func (e *interruptedError) Unwrap() []error { return []error{context.Canceled, e
 //
 //	nil                                               0
 //	context.Canceled (a signal arrived)               130
-//	gateway.ErrDenied                                 4
+//	gateway.ErrDenied, a front door's policy refusal  4
 //	ErrInUse, ErrFenced, ErrExists, ErrPrecondition   3
 //	UsageError, flag-parse and help-topic errors,
 //	InputError, ErrInvalidKey, ErrNotFound,
@@ -89,7 +89,7 @@ func ExitCode(err error) int {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.Is(err, gateway.ErrDenied):
+	case errors.Is(err, gateway.ErrDenied), frontDoorDenied(err):
 		return ExitDenied
 	case errors.Is(err, gateway.ErrInUse), errors.Is(err, gateway.ErrFenced),
 		errors.Is(err, gateway.ErrExists), errors.Is(err, gateway.ErrPrecondition):

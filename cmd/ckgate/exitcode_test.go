@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"testing"
 
+	"github.com/aws/smithy-go"
 	"github.com/urfave/cli/v2"
 
 	"github.com/ckgate/ckgate/gateway"
@@ -51,6 +52,12 @@ func TestExitCode(t *testing.T) {
 		{"fenced", gateway.E("put", "offsets/3", gateway.ErrFenced, nil), 3},
 		{"denied", gateway.E("delete", "offsets/0", gateway.ErrDenied, errors.New("rule")), 4},
 		{"denied beats conflict", fmt.Errorf("%w: %w", gateway.ErrDenied, gateway.ErrExists), 4},
+		{"front door's policy refusal", gateway.E("put", "_ckgate/writer", gateway.ErrPermission, &smithy.GenericAPIError{Code: "AccessDenied",
+			Message: `put "ckpt/q/_ckgate/writer": denied by policy: rule CKG-P014 (root-owner): its checkpoint is owned by orders-job`}), 4},
+		{"other AccessDenied", gateway.E("put", "commits/0", gateway.ErrPermission, &smithy.GenericAPIError{Code: "AccessDenied",
+			Message: "Access Denied"}), 1},
+		{"policy words in another code", gateway.E("put", "commits/0", gateway.ErrPermission, &smithy.GenericAPIError{Code: "SignatureDoesNotMatch",
+			Message: "denied by policy: rule CKG-P014"}), 1},
 		{"cancelled", context.Canceled, 130},
 		{"cancelled store request", gateway.E("get", "k", gateway.ErrUnavailable, context.Canceled), 130},
 		{"interrupted wrapper", &interruptedError{err: errors.New("sdk: request aborted")}, 130},

@@ -44,7 +44,9 @@ func TestMain(m *testing.M) {
 // the demo clickstream (one file per batch) in a child process, SIGKILLed
 // at random points (after a random number of batches, a random delay into
 // the next) and restarted until a run completes, on every cell of
-// {local disk, S3 on versitygw} × {file sink, http sink, Delta sink}. The sink must then
+// {local disk, S3 on versitygw, S3 through ckgate serve} × {file sink,
+// http sink, Delta sink}, and the cells where ckgate serve itself is
+// SIGKILLed and restarted under the engine. The sink must then
 // hold exactly the sessions a reference computed here from the events
 // gives (lost = duplicated = 0), and the log must have no gap, no double
 // entry and no writer epoch going down. CKGATE_SOAK_RUNS sets the runs per
@@ -59,6 +61,30 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 			killSoak(t, runs, killCell{name: "local/" + sinkKind, sink: sinkKind})
 		})
 	}
+	t.Run("serve", func(t *testing.T) {
+		// The engine writing through the front door: ckgate serve over a
+		// local dir, one per cell, the job principal's access key in the
+		// children's environment.
+		env := serveJobEnv(t)
+		for _, sinkKind := range []string{"files", "http", "delta"} {
+			t.Run(sinkKind, func(t *testing.T) {
+				ep, _, _ := startServe(t)
+				killSoak(t, runs, killCell{name: "serve/" + sinkKind, sink: sinkKind, maxDelay: 80 * time.Millisecond, env: env,
+					root: serveRoot(ep)})
+			})
+		}
+		// ckgate serve itself SIGKILLed at random points of the engine's
+		// runs and started again: the engine sees the store unavailable
+		// and is restarted like a killed one.
+		for _, sinkKind := range []string{"http", "delta"} {
+			t.Run("killed/"+sinkKind, func(t *testing.T) {
+				srv := startServeProcess(t, serveCreds)
+				killSoak(t, runs, killCell{name: "serve-killed/" + sinkKind, sink: sinkKind, maxDelay: 80 * time.Millisecond, env: env,
+					root: serveRoot(srv.endpoint()), strike: srv.strike, transient: srv.transient})
+				srv.proved()
+			})
+		}
+	})
 	t.Run("s3", func(t *testing.T) {
 		emu, err := emulator.StartVersitygw(startCtx(t))
 		emulator.Require(t, err)
@@ -91,6 +117,10 @@ type killCell struct {
 	transient func(c *child) bool
 	// ended, when set, is told of every child once it is gone.
 	ended func(c *child, killed bool)
+	// strike, when set, is what a kill point does instead of SIGKILLing
+	// the engine c: it strikes something else (the serve-killed cell:
+	// ckgate serve), and the engine then finishes or fails (transient).
+	strike func(c *child)
 }
 
 // killFigures are what a cell reports.
@@ -178,7 +208,14 @@ func killRun(t *testing.T, r *rand.Rand, cell killCell, run int, want []string) 
 			// Kill after a random number of batches (0: while it opens
 			// and restores) and a random delay into the next one.
 			batches, delay := r.IntN(10), time.Duration(r.Int64N(int64(maxDelay)))
-			if killAt(c, batches, delay) {
+			switch {
+			case cell.strike != nil:
+				if reach(c, batches, delay) {
+					kills++
+					cell.strike(c)
+				}
+				c.wait(t, 5*time.Minute)
+			case killAt(c, batches, delay):
 				kills++
 				outputs.WriteString(c.output())
 				if cell.ended != nil {
@@ -244,6 +281,12 @@ func killRun(t *testing.T, r *rand.Rand, cell killCell, run int, want []string) 
 // with SIGKILL. It reports whether the signal ended c (false: c exited on
 // its own first).
 func killAt(c *child, n int, delay time.Duration) bool {
+	return reach(c, n, delay) && c.kill()
+}
+
+// reach waits for n progress lines of c and then for delay. It reports
+// whether c still runs (false: it exited first).
+func reach(c *child, n int, delay time.Duration) bool {
 	for seen := 0; seen < n; {
 		select {
 		case <-c.progress:
@@ -259,7 +302,7 @@ func killAt(c *child, n int, delay time.Duration) bool {
 		return false
 	case <-timer.C:
 	}
-	return c.kill()
+	return true
 }
 
 // demoSessions computes the demo query's output from the clickstream:

@@ -317,9 +317,14 @@ func (b *storeBackend) PutObject(ctx context.Context, in s3response.PutObjectInp
 	if err != nil {
 		return s3response.PutObjectOutput{}, s3err.GetAPIError(s3err.ErrInvalidRequest)
 	}
-	v, err := w.PutStream(ctx, objectKey(bucket, key), body, cond)
+	sum := newSummingReader(body)
+	v, err := w.PutStream(ctx, objectKey(bucket, key), sum, cond)
 	if err != nil {
-		return s3response.PutObjectOutput{}, s3Error(err)
+		own, ok := b.ownRetry(ctx, objectKey(bucket, key), in.Metadata, sum, err)
+		if !ok {
+			return s3response.PutObjectOutput{}, s3Error(err)
+		}
+		v = own
 	}
 	b.committed(ctx, bucket, key)
 	return s3response.PutObjectOutput{ETag: *etag(v)}, nil

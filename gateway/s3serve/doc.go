@@ -42,6 +42,13 @@
 // of an existing log entry is refused the same way. A DELETE of a missing
 // key answers 204; a stale If-Match is 412.
 //
+// A conditional PUT from ckgate's own S3 driver (it sends a write id,
+// x-amz-meta-ckgate-write-id) that the store refuses although the stored
+// object holds exactly its bytes is the driver's own earlier attempt,
+// applied by a front door that died or was cut off before answering and
+// retried by the SDK: it is answered as applied (ownRetry), since the
+// stores keep no object metadata for the driver to read its write id back.
+//
 // # Errors
 //
 // Store error kinds map to S3 codes (s3Error): ErrNotFound → NoSuchKey
