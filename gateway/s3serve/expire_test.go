@@ -19,13 +19,7 @@ import (
 // completes, and an upload whose record is corrupt expires by the time of
 // its newest part.
 func TestServeExpireUploads(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "ckpt"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "ckpt", "README"), []byte("bucket"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := bucketDir(t)
 	srv, endpoint := startServer(t, dir, nil, nil)
 	ctx := context.Background()
 	c := client(endpoint, "ORDERSJOB", "orders-secret-0123456789")

@@ -50,14 +50,21 @@ func serve(t testing.TB) (endpoint, dir string) {
 // serveWrapped is serve with the raw store wrapped by wrap (when not nil).
 func serveWrapped(t testing.TB, wrap func(gateway.Store) gateway.Store) (endpoint, dir string) {
 	t.Helper()
-	dir = t.TempDir()
+	dir = bucketDir(t)
+	return serveStore(t, dir, wrap, nil), dir
+}
+
+// bucketDir is a new local store holding bucket "ckpt".
+func bucketDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "ckpt"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "ckpt", "README"), []byte("bucket"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return serveStore(t, dir, wrap, nil), dir
+	return dir
 }
 
 // serveDir starts another server over the local store at dir (a restart,
