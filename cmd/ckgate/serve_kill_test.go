@@ -117,21 +117,13 @@ func killDriver(t *testing.T, hc aws.HTTPClient, endpoint string, m s3atrace.Man
 
 // killRocksDBState is partition 4 of Spark 4.0.0's RocksDB dedup
 // checkpoint (testdata/spark) as every version: its SSTs, then <v>.zip.
-func killRocksDBState(t *testing.T) func(int, int64) []s3atrace.File {
-	base := filepath.Join("..", "..", "testdata", "spark", "checkpoint-version-4.0.0", "rocksdb", "dedup", "state", "0", "4")
-	var files []s3atrace.File
-	for _, name := range []string{"SSTs/000008-5f249adf-c98e-46a3-8217-e39a4360b624.sst", "SSTs/000009-0d1befcf-847e-43a5-b354-a4d11afeaaba.sst", "4.zip"} {
-		data, err := os.ReadFile(filepath.Join(base, filepath.FromSlash(name)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, s3atrace.File{Name: name, Data: data})
+func killRocksDBState(t *testing.T) func(p int, v int64) []s3atrace.File {
+	t.Helper()
+	f, err := s3atrace.RocksDBState(filepath.Join("..", "..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return func(_ int, v int64) []s3atrace.File {
-		out := append([]s3atrace.File{}, files...)
-		out[2].Name = fmt.Sprintf("%d.zip", v)
-		return out
-	}
+	return f
 }
 
 // serveKillAt is one cell: SIGKILL during step k. It returns the status

@@ -71,20 +71,11 @@ func wantClean(t *testing.T, r *checkpoint.Report, last int64) {
 // its two SSTs, uploaded by multipart, then <v>.zip naming them.
 func rocksDBState(t *testing.T) func(p int, v int64) []s3atrace.File {
 	t.Helper()
-	base := filepath.Join("..", "..", "testdata", "spark", "checkpoint-version-4.0.0", "rocksdb", "dedup", "state", "0", "4")
-	var files []s3atrace.File
-	for _, name := range []string{"SSTs/000008-5f249adf-c98e-46a3-8217-e39a4360b624.sst", "SSTs/000009-0d1befcf-847e-43a5-b354-a4d11afeaaba.sst", "4.zip"} {
-		data, err := os.ReadFile(filepath.Join(base, filepath.FromSlash(name)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, s3atrace.File{Name: name, Data: data})
+	f, err := s3atrace.RocksDBState(filepath.Join("..", "..", "testdata"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return func(_ int, v int64) []s3atrace.File {
-		out := append([]s3atrace.File{}, files...)
-		out[2].Name = fmt.Sprintf("%d.zip", v)
-		return out
-	}
+	return f
 }
 
 // TestServeS3ATraceFullQuery replays 30 batches of a stateful query with a

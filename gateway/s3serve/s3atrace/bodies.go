@@ -3,6 +3,8 @@ package s3atrace
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 )
 
 // Bodies is what the driver writes into each file; a nil field writes
@@ -119,4 +121,24 @@ func HDFSDelta(_ int, v int64) []File {
 		files = append(files, File{Name: fmt.Sprintf("%d.snapshot", v), Data: EmptyDelta})
 	}
 	return files
+}
+
+// RocksDBState returns the state files of partition 4 of Spark 4.0.0's
+// RocksDB dedup checkpoint, read from testdata (the repository's testdata
+// directory): its two SSTs, then <v>.zip naming them, for every version v.
+func RocksDBState(testdata string) (func(p int, v int64) []File, error) {
+	base := filepath.Join(testdata, "spark", "checkpoint-version-4.0.0", "rocksdb", "dedup", "state", "0", "4")
+	var files []File
+	for _, name := range []string{"SSTs/000008-5f249adf-c98e-46a3-8217-e39a4360b624.sst", "SSTs/000009-0d1befcf-847e-43a5-b354-a4d11afeaaba.sst", "4.zip"} {
+		data, err := os.ReadFile(filepath.Join(base, filepath.FromSlash(name)))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, File{Name: name, Data: data})
+	}
+	return func(_ int, v int64) []File {
+		out := append([]File{}, files...)
+		out[2].Name = fmt.Sprintf("%d.zip", v)
+		return out
+	}, nil
 }
