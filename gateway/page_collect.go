@@ -32,13 +32,15 @@ func NewPageCollector(prefix, delim, after string, max int) *PageCollector {
 }
 
 // Start is the name, inclusive, a service may start listing at: no entry
-// of the page sorts before it (in byte order), and it goes no deeper than
-// one level below prefix when delim is set (Azure's startFrom takes no
-// more in a hierarchical listing). It is "" for a listing from the start.
-// When after is itself a common prefix (the Next of a page that ended on
-// one), Start is the first name past its group, so that the group is not
-// listed again, when that name can be spelled by raising after's last byte
-// (an ASCII delimiter); otherwise the group comes again and is dropped.
+// of the page sorts before it (in byte order) but the group Within names,
+// which a driver asks about itself, and it goes no deeper than one level
+// below prefix when delim is set (Azure's startFrom takes no more in a
+// hierarchical listing). It is "" for a listing from the start. When
+// after is a common prefix (the Next of a page that ended on one) or a
+// name inside one, Start is the first name past that group, so that the
+// group is not listed again, when that name can be spelled by raising its
+// last byte (an ASCII delimiter); otherwise it is the group, which is then
+// listed again and dropped.
 func (p *PageCollector) Start() string {
 	if p.after == "" || p.after < p.prefix {
 		return ""
@@ -47,9 +49,6 @@ func (p *PageCollector) Start() string {
 		return p.after // past every name under prefix: the page is empty
 	}
 	if cp := p.group(p.after); cp != "" {
-		if cp != p.after {
-			return cp // after sits inside the group, which is still listed
-		}
 		if last := cp[len(cp)-1]; last < 0x7e {
 			return cp[:len(cp)-1] + string(rune(last+1))
 		}
@@ -59,10 +58,12 @@ func (p *PageCollector) Start() string {
 }
 
 // Within returns the common prefix after sits strictly inside (after is
-// a name in that group, not the group itself), or "". The page then still
-// holds the group when it has names after after, which a service that
-// starts listing past after may leave out (versitygw does): a driver asks
-// whether it has and reports it with Prefix.
+// a name in that group, not the group itself), or "". The page holds that
+// group only when it has names after after, which a listing from Start
+// cannot tell (and a service listing past after may not report: versitygw
+// does not): the driver asks its service for one name of the group after
+// after and tells the answer to Probed. Until then, and whatever the
+// listing says, the group is left out.
 func (p *PageCollector) Within() string {
 	if cp := p.group(p.after); cp != p.after {
 		return cp
@@ -70,9 +71,19 @@ func (p *PageCollector) Within() string {
 	return ""
 }
 
-// Skips reports whether the page holds no name under cp: after is cp
-// itself, a common prefix an earlier page ended on.
-func (p *PageCollector) Skips(cp string) bool { return p.after != "" && p.after == cp }
+// Probed records whether the group Within names holds a name after after.
+func (p *PageCollector) Probed(has bool) {
+	if g := p.Within(); g != "" && has {
+		p.prefixes[g] = true
+	}
+}
+
+// Skips reports whether the listing's report of common prefix cp is
+// dropped: after is cp itself (its names were on earlier pages) or a name
+// inside it (Probed decides).
+func (p *PageCollector) Skips(cp string) bool {
+	return p.after != "" && (p.after == cp || p.Within() == cp)
+}
 
 // group returns the common prefix name falls in (prefix up to and
 // including the first delim after it), or "" when it falls in none.
@@ -119,8 +130,7 @@ func (p *PageCollector) Prefix(cp string) {
 	if !strings.HasPrefix(cp, p.prefix) || p.Skips(cp) {
 		return
 	}
-	// A group holds names after after when it sorts after it or holds it.
-	if cp > p.after || strings.HasPrefix(p.after, cp) {
+	if cp > p.after {
 		p.addPrefix(cp)
 	}
 }
@@ -137,6 +147,23 @@ func (p *PageCollector) Len() int { return len(p.objects) + len(p.prefixes) }
 // Full reports whether more than max entries are kept: the page is
 // complete and known to be truncated.
 func (p *PageCollector) Full() bool { return p.Len() > p.max }
+
+// End returns the name the page would end on now: its max-th entry in
+// byte order, or its last when fewer are kept ("" when none is).
+func (p *PageCollector) End() string {
+	names := make([]string, 0, p.Len())
+	for _, a := range p.objects {
+		names = append(names, a.Key)
+	}
+	for cp := range p.prefixes {
+		names = append(names, cp)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	return names[min(p.max, len(names))-1]
+}
 
 // Page returns the first max entries in byte order. more says whether the
 // service has entries past those it listed; the page is truncated then, or

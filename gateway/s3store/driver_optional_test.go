@@ -27,7 +27,7 @@ func TestDriverOptional(t *testing.T) {
 			var lc listCounter
 			client := newClient(t, func(o *s3.Options) { o.HTTPClient = &http.Client{Transport: &lc} })
 			t.Run("range", func(t *testing.T) { drivertest.Range(t, newStoreOn(t, client, "").d, prefix) })
-			t.Run("page", func(t *testing.T) { drivertest.Page(t, newStoreOn(t, client, "").d, prefix, lc.n.Load) })
+			t.Run("page", func(t *testing.T) { drivertest.Page(t, newStoreOn(t, client, "").d, prefix, lc.n.Load, false) })
 			t.Run("copy", func(t *testing.T) { drivertest.Copy(t, newStoreOn(t, client, "").d, prefix) })
 		})
 	}

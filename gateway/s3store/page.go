@@ -46,9 +46,7 @@ func (s *driver) ListPage(ctx context.Context, prefix, delim, after string, max 
 		if err != nil {
 			return gateway.Page{}, fail("list", prefix, err)
 		}
-		if len(out.Contents) > 0 {
-			pc.Prefix(g)
-		}
+		pc.Probed(len(out.Contents) > 0)
 	}
 	for {
 		var t tracker

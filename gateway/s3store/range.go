@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -50,7 +49,7 @@ func (s *driver) GetRange(ctx context.Context, key string, off, n int64) (io.Rea
 		Version:  version(out.ETag),
 		Modified: aws.ToTime(out.LastModified),
 	}
-	total, ok := rangeTotal(aws.ToString(out.ContentRange))
+	total, ok := gateway.ContentRangeSize(aws.ToString(out.ContentRange))
 	if ok {
 		a.Size = total
 		b.rc, b.etag = out.Body, out.ETag
@@ -79,17 +78,6 @@ func (s *driver) emptyRange(ctx context.Context, key string) (io.ReadCloser, gat
 		return nil, gateway.Attrs{}, err
 	}
 	return io.NopCloser(strings.NewReader("")), a, nil
-}
-
-// rangeTotal returns the complete length of a Content-Range value
-// ("bytes 0-9/100"), if it names one.
-func rangeTotal(cr string) (int64, bool) {
-	i := strings.LastIndexByte(cr, '/')
-	if !strings.HasPrefix(cr, "bytes ") || i < 0 {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(cr[i+1:], 10, 64)
-	return n, err == nil && n >= 0
 }
 
 type readCloser struct {
