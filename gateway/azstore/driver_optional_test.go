@@ -31,3 +31,11 @@ func TestDriverOptional(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkListPage: a continuation page costs one List Blobs.
+func BenchmarkListPage(b *testing.B) {
+	var lc listCounter
+	opts := testClientOptions()
+	opts.Transport = &lc
+	drivertest.BenchPage(b, newStoreWith(b, "", opts).d, "azure", lc.n.Load)
+}

@@ -20,3 +20,10 @@ func TestDriverOptional(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkListPage: a continuation page costs one objects.list.
+func BenchmarkListPage(b *testing.B) {
+	lc := &listCounter{base: http.DefaultTransport}
+	s := newStoreOn(b, newClient(b, lc), "")
+	drivertest.BenchPage(b, s.d, "gcs", func() int64 { return int64(lc.lists.Load()) })
+}

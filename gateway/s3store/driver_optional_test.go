@@ -32,3 +32,10 @@ func TestDriverOptional(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkListPage: a continuation page costs one ListObjectsV2.
+func BenchmarkListPage(b *testing.B) {
+	var lc listCounter
+	s := newStoreOn(b, newClient(b, func(o *s3.Options) { o.HTTPClient = &http.Client{Transport: &lc} }), "")
+	drivertest.BenchPage(b, s.d, "s3", lc.n.Load)
+}
