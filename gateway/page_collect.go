@@ -8,7 +8,8 @@ import (
 // PageCollector assembles one Page (see PageDriver) from what a service
 // lists, for a driver whose service starts a listing at a name but whose
 // start point, order or grouping may differ from the contract's: it takes
-// entries in any order, drops those a page after after must not hold, groups
+// entries in any order, drops those that do not sort after after (an
+// object's key, or the common prefix it is grouped under), groups
 // objects by the delimiter (so a flat listing serves as well as a grouped
 // one), counts objects and common prefixes together and cuts the page at max
 // in byte order.
@@ -32,10 +33,9 @@ func NewPageCollector(prefix, delim, after string, max int) *PageCollector {
 }
 
 // Start is the name, inclusive, a service may start listing at: no entry
-// of the page sorts before it (in byte order) but the group Within names,
-// which a driver asks about itself, and it goes no deeper than one level
-// below prefix when delim is set (Azure's startFrom takes no more in a
-// hierarchical listing). It is "" for a listing from the start. When
+// of the page sorts before it (in byte order), and it goes no deeper than
+// one level below prefix when delim is set (Azure's startFrom takes no
+// more in a hierarchical listing). It is "" for a listing from the start. When
 // after is a common prefix (the Next of a page that ended on one) or a
 // name inside one, Start is the first name past that group, so that the
 // group is not listed again, when that name can be spelled by raising its
@@ -57,33 +57,11 @@ func (p *PageCollector) Start() string {
 	return p.after
 }
 
-// Within returns the common prefix after sits strictly inside (after is
-// a name in that group, not the group itself), or "". The page holds that
-// group only when it has names after after, which a listing from Start
-// cannot tell (and a service listing past after may not report: versitygw
-// does not): the driver asks its service for one name of the group after
-// after and tells the answer to Probed. Until then, and whatever the
-// listing says, the group is left out.
-func (p *PageCollector) Within() string {
-	if cp := p.group(p.after); cp != p.after {
-		return cp
-	}
-	return ""
-}
-
-// Probed records whether the group Within names holds a name after after.
-func (p *PageCollector) Probed(has bool) {
-	if g := p.Within(); g != "" && has {
-		p.prefixes[g] = true
-	}
-}
-
-// Skips reports whether the listing's report of common prefix cp is
-// dropped: after is cp itself (its names were on earlier pages) or a name
-// inside it (Probed decides).
-func (p *PageCollector) Skips(cp string) bool {
-	return p.after != "" && (p.after == cp || p.Within() == cp)
-}
+// Skips reports whether the entry name (an object's key or a common
+// prefix) is left out: it sorts at or before after. A common prefix that
+// holds after, or is after, sorts so: its names after after are not
+// listed again, as S3 leaves them out.
+func (p *PageCollector) Skips(name string) bool { return name <= p.after }
 
 // group returns the common prefix name falls in (prefix up to and
 // including the first delim after it), or "" when it falls in none.
@@ -113,12 +91,10 @@ func (p *PageCollector) Object(a Attrs) {
 		return
 	}
 	if cp := p.group(a.Key); cp != "" {
-		if a.Key > p.after {
-			p.addPrefix(cp)
-		}
+		p.Prefix(cp)
 		return
 	}
-	if a.Key <= p.after || strings.HasSuffix(a.Key, "/") {
+	if p.Skips(a.Key) || strings.HasSuffix(a.Key, "/") {
 		return
 	}
 	p.objects = append(p.objects, a)
@@ -127,16 +103,7 @@ func (p *PageCollector) Object(a Attrs) {
 // Prefix adds a common prefix the service grouped itself.
 func (p *PageCollector) Prefix(cp string) {
 	p.seen(cp)
-	if !strings.HasPrefix(cp, p.prefix) || p.Skips(cp) {
-		return
-	}
-	if cp > p.after {
-		p.addPrefix(cp)
-	}
-}
-
-func (p *PageCollector) addPrefix(cp string) {
-	if !p.Skips(cp) {
+	if strings.HasPrefix(cp, p.prefix) && !p.Skips(cp) {
 		p.prefixes[cp] = true
 	}
 }

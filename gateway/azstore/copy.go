@@ -18,7 +18,8 @@ var _ gateway.CopyDriver = (*driver)(nil)
 // (the request's credential authorises the source), which Azure (and
 // Azurite) evaluate with its conditions: x-ms-source-if-match for
 // srcVersion, If-None-Match: * for IfAbsent and If-Match for IfMatch on
-// dst. The copy carries a fresh write id, so a refusal after a retried
+// dst. An absent or stale source is an error naming src, any other one
+// names dst. The copy carries a fresh write id, so a refusal after a retried
 // attempt is settled like a refused Put. A copy the service runs in the
 // background (copy status pending, for a large blob) is waited for; while
 // it runs, reads of dst fail rather than show part of it.
@@ -41,7 +42,7 @@ func (s *driver) Copy(ctx context.Context, src, dst string, srcVersion gateway.V
 	}
 	switch {
 	case bloberror.HasCode(err, bloberror.SourceConditionNotMet):
-		return "", gateway.E("copy", dst, gateway.ErrPrecondition, fmt.Errorf("source %s is no longer at %s: %w", src, srcVersion, cause(err)))
+		return "", gateway.E("copy", src, gateway.ErrPrecondition, fmt.Errorf("the source is no longer at %s: %w", srcVersion, cause(err)))
 	case bloberror.HasCode(err, bloberror.BlobNotFound, bloberror.CannotVerifyCopySource),
 		srcVersion != "" && kindOf(err) == gateway.ErrPrecondition:
 		// Either side's: the missing blob is the source's unless it is
@@ -51,9 +52,9 @@ func (s *driver) Copy(ctx context.Context, src, dst string, srcVersion gateway.V
 		p, perr := s.blob(src).GetProperties(ctx, nil)
 		switch {
 		case blobMissing(perr):
-			return "", gateway.E("copy", dst, gateway.ErrNotFound, fmt.Errorf("source %s: %w", src, cause(err)))
+			return "", gateway.E("copy", src, gateway.ErrNotFound, cause(err))
 		case perr == nil && srcVersion != "" && version(p.ETag) != version(etagOf(srcVersion)):
-			return "", gateway.E("copy", dst, gateway.ErrPrecondition, fmt.Errorf("source %s is at %s, not %s: %w", src, version(p.ETag), srcVersion, cause(err)))
+			return "", gateway.E("copy", src, gateway.ErrPrecondition, fmt.Errorf("the source is at %s, not %s: %w", version(p.ETag), srcVersion, cause(err)))
 		}
 	}
 	if condKind(c, err) == nil {

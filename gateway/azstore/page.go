@@ -21,21 +21,12 @@ var _ gateway.PageDriver = (*driver)(nil)
 // character at or above U+D800, and compares startFrom so too: startFrom
 // is cut before such a character, and a page that would end on such a
 // name lists on until the answers are past every name that shares its
-// beginning up to that character (see settled). When after is a name inside
-// a common prefix, one flat request of that prefix tells whether the group
-// is still listed. Cost: one request a page, two for a caller's start
-// inside a group, more only for answers that hold nothing for the page
+// beginning up to that character (see settled). Cost: one request a page,
+// more only for answers that hold nothing for the page
 // (directory markers) or end on such a name. max is capped at 4,998.
 func (s *driver) ListPage(ctx context.Context, prefix, delim, after string, max int) (gateway.Page, error) {
 	max = min(max, listPageSize-2)
 	pc := gateway.NewPageCollector(prefix, delim, after, max)
-	if g := pc.Within(); g != "" {
-		has, err := s.hasAfter(ctx, g, after)
-		if err != nil {
-			return gateway.Page{}, e("list", prefix, err)
-		}
-		pc.Probed(has)
-	}
 	start := utf16Start(pc.Start())
 	n := to.Ptr(int32(max + 2))
 	var marker *string
@@ -106,25 +97,6 @@ func settled(prefix, end string, last []string) bool {
 		}
 	}
 	return true
-}
-
-// hasAfter reports whether a blob under g sorts after after (a flat
-// listing, whose startFrom may name any depth).
-func (s *driver) hasAfter(ctx context.Context, g, after string) (bool, error) {
-	opts := &container.ListBlobsFlatOptions{Prefix: &g, StartFrom: optional(utf16Start(after)), MaxResults: to.Ptr(int32(listPageSize))}
-	pager := s.client.NewListBlobsFlatPager(opts)
-	for pager.More() {
-		page, err := pager.NextPage(ctx)
-		if err != nil {
-			return false, err
-		}
-		for _, it := range page.Segment.BlobItems {
-			if deref(it.Name) > after {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
 }
 
 // utf16Start cuts a start name before its first character whose UTF-16

@@ -60,9 +60,11 @@ func Copy(t *testing.T, d gateway.Driver, p string) {
 	t.Run("source version", func(t *testing.T) {
 		_, err := cd.Copy(ctx, src, p+"copy/stale-src", v1, gateway.None())
 		wantKind(t, d, "copy from a stale source version", err, gateway.None(), gateway.ErrPrecondition)
+		wantNames(t, "copy from a stale source version", err, src)
 		absent(t, p+"copy/stale-src")
 		_, err = cd.Copy(ctx, src, p+"copy/stale-src", v1, gateway.IfAbsent())
 		wantKind(t, d, "create-only copy from a stale source version", err, gateway.IfAbsent(), gateway.ErrPrecondition)
+		wantNames(t, "create-only copy from a stale source version", err, src)
 		absent(t, p+"copy/stale-src")
 		cur, err := d.Stat(ctx, src)
 		if err != nil {
@@ -78,6 +80,7 @@ func Copy(t *testing.T, d gateway.Driver, p string) {
 		for _, c := range []gateway.Cond{gateway.None(), gateway.IfAbsent()} {
 			_, err := cd.Copy(ctx, p+"copy/no-such-src", p+"copy/from-nothing", "", c)
 			wantKind(t, d, "copy from an absent source ("+c.String()+")", err, c, gateway.ErrNotFound)
+			wantNames(t, "copy from an absent source ("+c.String()+")", err, p+"copy/no-such-src")
 			absent(t, p+"copy/from-nothing")
 		}
 	})
@@ -87,9 +90,11 @@ func Copy(t *testing.T, d gateway.Driver, p string) {
 		put(t, d, target, []byte("target, rewritten"))
 		_, err := cd.Copy(ctx, src, target, "", gateway.IfMatch(vt))
 		wantKind(t, d, "copy onto a stale version", err, gateway.IfMatch(vt), gateway.ErrPrecondition)
+		wantNames(t, "copy onto a stale version", err, target)
 		want(t, target, []byte("target, rewritten"), "")
 		_, err = cd.Copy(ctx, src, p+"copy/cas-absent", "", gateway.IfMatch(vt))
 		wantKind(t, d, "if-match copy onto an absent key", err, gateway.IfMatch(vt), gateway.ErrPrecondition)
+		wantNames(t, "if-match copy onto an absent key", err, p+"copy/cas-absent")
 		absent(t, p+"copy/cas-absent")
 		cur, err := d.Stat(ctx, target)
 		if err != nil {
@@ -127,6 +132,7 @@ func Copy(t *testing.T, d gateway.Driver, p string) {
 				winner = i
 			default:
 				wantKind(t, d, "a create-only copy that lost the race", err, gateway.IfAbsent(), gateway.ErrExists)
+				wantNames(t, "a create-only copy that lost the race", err, target)
 			}
 		}
 		if winner < 0 {

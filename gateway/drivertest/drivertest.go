@@ -37,6 +37,17 @@ func wantKind(t testing.TB, d gateway.Driver, what string, err error, c gateway.
 	}
 }
 
+// wantNames reports unless err is a *gateway.Error naming name: a copy's
+// error names src when src is absent or stale, dst otherwise (the Bucket
+// names the caller's key from it).
+func wantNames(t testing.TB, what string, err error, name string) {
+	t.Helper()
+	var ge *gateway.Error
+	if err != nil && (!errors.As(err, &ge) || ge.Key != name) {
+		t.Errorf("%s: error %q does not name %s", what, err, name)
+	}
+}
+
 // put stores data under name or fails the test.
 func put(t testing.TB, d gateway.Driver, name string, data []byte) gateway.Version {
 	t.Helper()

@@ -33,7 +33,7 @@ func (d *driver) Copy(ctx context.Context, src, dst string, srcVersion gateway.V
 	if srcVersion != "" {
 		g, ok := generation(srcVersion)
 		if !ok {
-			return "", gateway.E("copy", dst, gateway.ErrPrecondition, fmt.Errorf("source version %q is no GCS generation", srcVersion))
+			return "", gateway.E("copy", src, gateway.ErrPrecondition, fmt.Errorf("version %q is no GCS generation", srcVersion))
 		}
 		srcGen = g
 		from = from.If(storage.Conditions{GenerationMatch: g})
@@ -51,8 +51,8 @@ func (d *driver) Copy(ctx context.Context, src, dst string, srcVersion gateway.V
 		return version(a.Generation), nil
 	}
 	switch {
-	case isNotFound(err):
-		return "", gateway.E("copy", dst, gateway.ErrNotFound, fmt.Errorf("source %s: %w", src, named(ctx, err)))
+	case isNotFound(err): // a rewrite's 404 is the source's
+		return "", gateway.E("copy", src, gateway.ErrNotFound, named(ctx, err))
 	case !isPrecondition(err):
 		return "", copyFailed(ctx, dst, src, c, err)
 	}
@@ -61,9 +61,9 @@ func (d *driver) Copy(ctx context.Context, src, dst string, srcVersion gateway.V
 		sa, serr := d.bucket.Object(src).Attrs(ctx)
 		switch {
 		case serr != nil && isNotFound(serr):
-			return "", gateway.E("copy", dst, gateway.ErrNotFound, fmt.Errorf("source %s: %w", src, serr))
+			return "", gateway.E("copy", src, gateway.ErrNotFound, serr)
 		case serr == nil && sa.Generation != srcGen:
-			return "", gateway.E("copy", dst, gateway.ErrPrecondition, fmt.Errorf("source %s is at generation %d, not %d: %w", src, sa.Generation, srcGen, err))
+			return "", gateway.E("copy", src, gateway.ErrPrecondition, fmt.Errorf("the source is at generation %d, not %d: %w", sa.Generation, srcGen, err))
 		}
 	}
 	if c.Kind == gateway.CondNone {
@@ -86,20 +86,20 @@ func (d *driver) streamCopy(ctx context.Context, src, dst string, srcVersion gat
 	if srcVersion != "" {
 		g, ok := generation(srcVersion)
 		if !ok {
-			return "", gateway.E("copy", dst, gateway.ErrPrecondition, fmt.Errorf("source version %q is no GCS generation", srcVersion))
+			return "", gateway.E("copy", src, gateway.ErrPrecondition, fmt.Errorf("version %q is no GCS generation", srcVersion))
 		}
 		from = from.If(storage.Conditions{GenerationMatch: g})
 	}
 	r, err := from.NewReader(ctx)
 	if err != nil {
-		return "", copyFailed(ctx, dst, src, gateway.None(), err)
+		return "", wrap(ctx, "copy", src, gateway.None(), err) // the source's
 	}
 	defer r.Close()
 	// The reader reads the generation it opened; an emulator may have
 	// ignored the condition, so that is the one compared.
 	if srcVersion != "" && version(r.Attrs.Generation) != srcVersion {
-		return "", gateway.E("copy", dst, gateway.ErrPrecondition,
-			fmt.Errorf("source %s is at generation %d, not %s", src, r.Attrs.Generation, srcVersion))
+		return "", gateway.E("copy", src, gateway.ErrPrecondition,
+			fmt.Errorf("the source is at generation %d, not %s", r.Attrs.Generation, srcVersion))
 	}
 	return d.PutStream(ctx, dst, &reader{ctx: ctx, r: r}, c)
 }

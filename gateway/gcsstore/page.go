@@ -17,21 +17,13 @@ var _ gateway.PageDriver = (*driver)(nil)
 // before prefixes, and an entry past max says the page is truncated.
 // startOffset is inclusive: it is after followed by NUL (the first name
 // past it; keys hold no NUL), or, when after is a common prefix or a name
-// inside one, the first name past that group, so it is not listed again.
-// When after is inside a group, one more request of one name tells whether
-// the group is still listed. Only an answer that holds nothing for the
+// inside one, the first name past that group (a common prefix that does
+// not sort after after is left out). Only an answer that holds nothing for the
 // page (directory markers) is followed by the next one. max is capped at
 // 999.
 func (d *driver) ListPage(ctx context.Context, prefix, delim, after string, max int) (gateway.Page, error) {
 	max = min(max, listPageSize-1)
 	pc := gateway.NewPageCollector(prefix, delim, after, max)
-	if g := pc.Within(); g != "" {
-		names, _, err := d.listOnce(ctx, &storage.Query{Prefix: g, StartOffset: after + "\x00"}, 1, "")
-		if err != nil {
-			return gateway.Page{}, err
-		}
-		pc.Probed(len(names) > 0)
-	}
 	start := pc.Start()
 	if start != "" && start == after {
 		start += "\x00"

@@ -76,15 +76,15 @@ func (s *driver) Copy(ctx context.Context, src, dst string, srcVersion gateway.V
 }
 
 // copyRefused tells which side refused a copy: a missing or changed
-// source (checked with HeadObject: ErrNotFound, ErrPrecondition), or else
-// dst's condition, settled like a refused Put (the copy carries a write id).
+// source (checked with HeadObject: ErrNotFound, ErrPrecondition, naming
+// src), or else dst's condition, settled like a refused Put (the copy carries a write id).
 func (s *driver) copyRefused(ctx context.Context, src, dst string, srcVersion gateway.Version, c gateway.Cond, id string, ambiguous bool, err error) (gateway.Version, error) {
 	h, herr := s.head(ctx, src)
 	switch {
 	case herr != nil && missing(herr):
-		return "", gateway.E("copy", dst, gateway.ErrNotFound, fmt.Errorf("source %s: %w", src, err))
+		return "", gateway.E("copy", src, gateway.ErrNotFound, fmt.Errorf("the source is absent: %w", err))
 	case herr == nil && srcVersion != "" && !sameVersion(version(h.ETag), srcVersion):
-		return "", gateway.E("copy", dst, gateway.ErrPrecondition, fmt.Errorf("source %s is at %s, not %s: %w", src, version(h.ETag), srcVersion, err))
+		return "", gateway.E("copy", src, gateway.ErrPrecondition, fmt.Errorf("the source is at %s, not %s: %w", version(h.ETag), srcVersion, err))
 	case c.Kind == gateway.CondNone:
 		return "", copyFailed(dst, src, err)
 	}
@@ -109,7 +109,7 @@ func (s *driver) streamCopy(ctx context.Context, src, dst string, srcVersion gat
 	var t tracker
 	out, err := s.client.GetObject(ctx, in, t.option)
 	if err != nil {
-		return "", copyFailed(dst, src, err)
+		return "", fail("copy", src, err) // absent, stale or unreadable: the source's
 	}
 	b := &body{rc: out.Body, key: src, s: s, ctx: ctx, etag: out.ETag, end: -1, attempts: 1}
 	defer b.Close()

@@ -17,11 +17,10 @@ const maxListKeys = 1000
 // ListPage lists one page with one ListObjectsV2 (Prefix, Delimiter,
 // StartAfter, MaxKeys), which counts keys and common prefixes together as
 // the contract does. It asks for one entry more than max: a page that ends
-// on a common prefix is continued from that prefix, which the service may
-// report once more (its keys sort after it), and the extra entry keeps
-// the next page full. When after is a key inside a common prefix (a
-// caller's start, never a page's Next), one more request of one key tells
-// whether that prefix is still listed. Only when a whole answer holds nothing for the page
+// on a common prefix is continued from that prefix, which a service may
+// report once more (its keys sort after it; the page leaves it out, as it
+// leaves out a prefix that holds after), and the extra entry keeps the
+// next page full. Only when a whole answer holds nothing for the page
 // (directory markers, that one prefix) does it ask again, from where the
 // answer ended. max is capped at S3's 1,000.
 func (s *driver) ListPage(ctx context.Context, prefix, delim, after string, max int) (gateway.Page, error) {
@@ -36,17 +35,6 @@ func (s *driver) ListPage(ctx context.Context, prefix, delim, after string, max 
 	}
 	if after != "" {
 		in.StartAfter = aws.String(after)
-	}
-	if g := pc.Within(); g != "" {
-		// One key of the group after after says whether it is listed.
-		var t tracker
-		out, err := s.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
-			Bucket: &s.bucket, Prefix: aws.String(g), StartAfter: aws.String(after), MaxKeys: aws.Int32(1),
-		}, t.option)
-		if err != nil {
-			return gateway.Page{}, fail("list", prefix, err)
-		}
-		pc.Probed(len(out.Contents) > 0)
 	}
 	for {
 		var t tracker
