@@ -45,8 +45,8 @@ func (p *PageCollector) Start() string {
 	if p.after == "" || p.after < p.prefix {
 		return ""
 	}
-	if !strings.HasPrefix(p.after, p.prefix) {
-		return p.after // past every name under prefix: the page is empty
+	if p.Past() {
+		return p.after // the page is empty
 	}
 	if cp := p.group(p.after); cp != "" {
 		if last := cp[len(cp)-1]; last < 0x7e {
@@ -55,6 +55,13 @@ func (p *PageCollector) Start() string {
 		return cp
 	}
 	return p.after
+}
+
+// Past reports whether after sorts past every name under prefix (it is
+// greater and does not start with it): the page is empty, and a driver
+// returns it without asking its service.
+func (p *PageCollector) Past() bool {
+	return p.after > p.prefix && !strings.HasPrefix(p.after, p.prefix)
 }
 
 // Skips reports whether the entry name (an object's key or a common

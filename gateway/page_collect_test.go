@@ -63,6 +63,9 @@ func checkCollector(t *testing.T, r *rand.Rand, names []string, prefix, delim, a
 	if truncated && pg.Next != want[len(want)-1] {
 		t.Fatalf("next %q, want the page's last entry %q", pg.Next, want[len(want)-1])
 	}
+	if pc.Past() && len(want) > 0 {
+		t.Fatalf("prefix %q after %q: Past, but the page holds %q", prefix, after, want)
+	}
 	start := pc.Start()
 	for _, n := range names {
 		if !strings.HasPrefix(n, prefix) {

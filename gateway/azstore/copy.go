@@ -20,9 +20,10 @@ var _ gateway.CopyDriver = (*driver)(nil)
 // srcVersion, If-None-Match: * for IfAbsent and If-Match for IfMatch on
 // dst. An absent or stale source is an error naming src, any other one
 // names dst. The copy carries a fresh write id, so a refusal after a retried
-// attempt is settled like a refused Put. A copy the service runs in the
-// background (copy status pending, for a large blob) is waited for; while
-// it runs, reads of dst fail rather than show part of it.
+// attempt is settled like a refused Put. Inside one account Azure
+// completes a copy before it answers, as a rule; one it runs in the
+// background (copy status pending, a large blob) is waited for, and dst
+// exists, with that status, while it runs.
 func (s *driver) Copy(ctx context.Context, src, dst string, srcVersion gateway.Version, c gateway.Cond) (gateway.Version, error) {
 	id := newWriteID()
 	opts := &blob.StartCopyFromURLOptions{

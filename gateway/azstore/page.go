@@ -27,6 +27,9 @@ var _ gateway.PageDriver = (*driver)(nil)
 func (s *driver) ListPage(ctx context.Context, prefix, delim, after string, max int) (gateway.Page, error) {
 	max = min(max, listPageSize-2)
 	pc := gateway.NewPageCollector(prefix, delim, after, max)
+	if pc.Past() {
+		return pc.Page(false), nil
+	}
 	start := utf16Start(pc.Start())
 	n := to.Ptr(int32(max + 2))
 	var marker *string

@@ -24,6 +24,9 @@ var _ gateway.PageDriver = (*driver)(nil)
 func (d *driver) ListPage(ctx context.Context, prefix, delim, after string, max int) (gateway.Page, error) {
 	max = min(max, listPageSize-1)
 	pc := gateway.NewPageCollector(prefix, delim, after, max)
+	if pc.Past() {
+		return pc.Page(false), nil
+	}
 	start := pc.Start()
 	if start != "" && start == after {
 		start += "\x00"

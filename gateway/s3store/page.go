@@ -26,6 +26,9 @@ const maxListKeys = 1000
 func (s *driver) ListPage(ctx context.Context, prefix, delim, after string, max int) (gateway.Page, error) {
 	max = min(max, maxListKeys-1)
 	pc := gateway.NewPageCollector(prefix, delim, after, max)
+	if pc.Past() {
+		return pc.Page(false), nil
+	}
 	in := &s3.ListObjectsV2Input{Bucket: &s.bucket, MaxKeys: aws.Int32(int32(max + 1))}
 	if prefix != "" {
 		in.Prefix = aws.String(prefix)
