@@ -62,6 +62,20 @@
 // rare runs of names with characters at or above U+D800, the only ones
 // whose two orders differ. Pages hold up to 5,000 names.
 //
+// # Ranges, pages and copies
+//
+// The driver implements the optional operations natively (see
+// gateway.RangeDriver, PageDriver, CopyDriver): a ranged read is one Get
+// Blob with a range (416 InvalidRange for a start at or past the end is an
+// empty read); a listing page is one List Blobs request, hierarchical with
+// a delimiter, from startFrom (service version 2026-02-06) with max+2
+// results; a page that would end on a name the UTF-16 and byte orders
+// place differently lists on until that is settled. A copy is Copy Blob
+// inside the account, with x-ms-source-if-match for the source version
+// and If-None-Match: * or If-Match on the destination, evaluated by the
+// service (Azurite as well); a copy still pending (a large blob) is
+// waited for.
+//
 // # Errors
 //
 // Every error is a *gateway.Error naming the caller's key (without the

@@ -36,6 +36,20 @@
 // credentials_file, impersonate and anonymous parameters are then refused
 // rather than silently ignored.
 //
+// # Ranges, pages and copies
+//
+// The driver implements the optional operations natively (see
+// gateway.RangeDriver, PageDriver, CopyDriver): a ranged read is one
+// NewRangeReader (a 416 for a start at or past the end is an empty read);
+// a listing page is one objects.list request (prefix, delimiter,
+// startOffset, maxResults = max+1), never a rescan; a copy is a rewrite
+// (CopierFrom) carrying ifSourceGenerationMatch for the source version and
+// ifGenerationMatch (0 for IfAbsent) for the destination, which Cloud
+// Storage evaluates atomically. fake-gcs-server ignores a rewrite's
+// conditions, so with STORAGE_EMULATOR_HOST set (or an endpoint outside
+// googleapis.com) a conditional or pinned copy reads the source at its
+// generation and uploads it under the condition instead.
+//
 // # Errors
 //
 // Every error names the operation and the caller's key (never the bucket

@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"iter"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -57,6 +58,9 @@ type driver struct {
 	chunkSize int
 	attempts  int  // 0: the library's default (retry until ctx ends)
 	owned     bool // Close closes client
+	// condCopy: the service evaluates a rewrite's conditions (Cloud
+	// Storage, not an emulator; see Copy).
+	condCopy bool
 }
 
 // Store is a gateway.Store (and, through its Bucket, a BucketMaker and a
@@ -97,6 +101,7 @@ func New(client *storage.Client, bucket, prefix string, opts ...Option) *Store {
 		bucket:    client.Bucket(bucket),
 		name:      bucket,
 		chunkSize: DefaultChunkSize,
+		condCopy:  os.Getenv(EmulatorHostEnv) == "",
 	}
 	for _, o := range opts {
 		o(d)
@@ -274,17 +279,11 @@ func (d *driver) PutStream(ctx context.Context, name string, r io.Reader, c gate
 // when known in advance (it is then sent for the service to verify).
 func (d *driver) write(ctx context.Context, name string, c gateway.Cond, r io.Reader, chunk int, crc *uint32) (gateway.Version, error) {
 	obj := d.bucket.Object(name)
-	target := obj
-	switch c.Kind {
-	case gateway.CondIfAbsent:
-		target = target.If(storage.Conditions{DoesNotExist: true})
-	case gateway.CondIfMatch:
-		gen, ok := generation(c.Version)
-		if !ok {
-			return "", gateway.E("put", name, gateway.ErrPrecondition, fmt.Errorf("version %q is no GCS generation", c.Version))
-		}
-		target = target.If(storage.Conditions{GenerationMatch: gen})
-	case gateway.CondNone:
+	target, err := d.conditioned(obj, "put", name, c)
+	if err != nil {
+		return "", err
+	}
+	if c.Kind == gateway.CondNone {
 		// An unconditional write of the same bytes is safe to repeat.
 		target = target.Retryer(storage.WithPolicy(storage.RetryAlways))
 	}
@@ -308,7 +307,7 @@ func (d *driver) write(ctx context.Context, name string, c gateway.Cond, r io.Re
 		_ = w.Close()
 		return "", gateway.E("put", name, gateway.ErrUnavailable, fmt.Errorf("reading the data to upload: %w", src.err))
 	}
-	err := w.Close()
+	err = w.Close()
 	if err == nil && copyErr != nil {
 		err = copyErr
 	}

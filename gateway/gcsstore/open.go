@@ -246,6 +246,7 @@ func Open(ctx context.Context, u *url.URL) (gateway.Store, error) {
 		return nil, fmt.Errorf("gs URL %q: storage client: %w", gateway.Redact(u.String()), err)
 	}
 	s := New(client, cfg.Bucket, cfg.Prefix, WithProject(cfg.Project))
+	s.d.condCopy = s.d.condCopy && serviceConditions(cfg.Endpoint)
 	s.d.owned = true
 	return s, nil
 }

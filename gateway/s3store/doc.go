@@ -67,6 +67,29 @@
 // report a missing key on a conditional DELETE (versitygw answers 204) can
 // let two concurrent deletes of one key both succeed.
 //
+// # Ranges, pages and copies
+//
+// The driver implements the optional operations natively (see
+// gateway.RangeDriver, PageDriver, CopyDriver):
+//
+//   - a ranged read is one GetObject with a Range header; the object's size
+//     comes from Content-Range, and the 416 InvalidRange of a start at or
+//     past the end is an empty read;
+//   - a listing page is one ListObjectsV2 (Prefix, Delimiter, StartAfter,
+//     MaxKeys = max+1, keys and common prefixes counted together), never a
+//     rescan from the start;
+//   - an unconditional copy is one CopyObject, pinned to the source version
+//     with x-amz-copy-source-if-match. A copy under IfAbsent or IfMatch is
+//     one CopyObject with If-None-Match / If-Match only on Amazon S3 (no
+//     endpoint, or an amazonaws.com one): S3-compatible servers may ignore
+//     those headers on a copy and overwrite the destination (versitygw 1.8
+//     does), so elsewhere the source is read (If-Match on its ETag) and
+//     streamed into a conditional PutStream. The bytes then pass through
+//     ckgate, but the condition holds; so they do for a source over the
+//     5 GiB a copy takes. A refused copy is settled like a refused Put
+//     (the copy carries a write id); an absent or stale source is an error
+//     naming the source.
+//
 // # Errors
 //
 // Every error is a *gateway.Error naming the operation and the caller's

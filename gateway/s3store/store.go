@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +34,10 @@ type driver struct {
 	// with 409 ConditionalRequestConflict; backoff is the first delay.
 	conflictRetries int
 	backoff         time.Duration
+
+	// condCopy: the service evaluates If-None-Match and If-Match on
+	// CopyObject atomically with the copy (Amazon S3; see Copy).
+	condCopy bool
 }
 
 // Store is a gateway.Store (and, through its Bucket, a BucketMaker and a
@@ -52,6 +57,7 @@ func New(client *s3.Client, bucket, prefix string) *Store {
 		partSize:        DefaultPartSize,
 		conflictRetries: 8,
 		backoff:         25 * time.Millisecond,
+		condCopy:        awsEndpoint(client.Options().BaseEndpoint),
 	}
 	return &Store{Bucket: gateway.NewBucket(d, prefix), d: d}
 }
@@ -151,20 +157,31 @@ func (s *driver) GetStream(ctx context.Context, key string) (io.ReadCloser, gate
 		Version:  version(out.ETag),
 		Modified: aws.ToTime(out.LastModified),
 	}
-	return &body{rc: out.Body, key: key, s: s, ctx: ctx, etag: out.ETag, attempts: 1}, a, nil
+	return &body{rc: out.Body, key: key, s: s, ctx: ctx, etag: out.ETag, end: -1, attempts: 1}, a, nil
 }
 
 // body is a GetObject body that resumes where it was cut (a connection
 // lost mid-body, which the SDK does not retry) with a ranged GET on the
-// same ETag, up to bodyAttempts GETs in all.
+// same ETag, up to bodyAttempts GETs in all. It reads the object's bytes
+// from start to end (inclusive; -1: to the end).
 type body struct {
-	rc       io.ReadCloser
-	key      string
-	s        *driver
-	ctx      context.Context
-	etag     *string
-	read     int64
-	attempts int
+	rc         io.ReadCloser
+	key        string
+	s          *driver
+	ctx        context.Context
+	etag       *string
+	start, end int64
+	read       int64
+	attempts   int
+}
+
+// rest is the Range header of what is left to read.
+func (b *body) rest() string {
+	r := fmt.Sprintf("bytes=%d-", b.start+b.read)
+	if b.end >= 0 {
+		r += strconv.FormatInt(b.end, 10)
+	}
+	return r
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -186,7 +203,7 @@ func (b *body) Read(p []byte) (int, error) {
 		var t tracker
 		out, gerr := b.s.client.GetObject(b.ctx, &s3.GetObjectInput{
 			Bucket: &b.s.bucket, Key: b.s.full(b.key),
-			Range:   aws.String(fmt.Sprintf("bytes=%d-", b.read)),
+			Range:   aws.String(b.rest()),
 			IfMatch: b.etag, // the same object, or a precondition failure
 		}, t.option)
 		if gerr != nil {
