@@ -211,6 +211,11 @@ func frontDoorBuckets(t *testing.T, ep string, raw gateway.Store) {
 	if err != nil || aws.ToString(head.ETag) != et {
 		t.Fatalf("HeadObject If-Match %s: %v, ETag %q", et, err, aws.ToString(head.ETag))
 	}
+	// The ETag is the backend's version (S3's ETag, GCS's generation,
+	// Azure's ETag), quoted once.
+	if a, err := raw.Stat(ctx, "scratch/a/b"); err != nil || `"`+strings.Trim(string(a.Version), `"`)+`"` != et {
+		t.Fatalf("ETag %s, the backend's version %q (%v)", et, a.Version, err)
+	}
 	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("scratch"), Key: aws.String("a/b"), IfMatch: put.ETag,
 		Body: strings.NewReader("y")}); err != nil {
 		t.Fatalf("PutObject If-Match the ETag PutObject returned: %v", err)
