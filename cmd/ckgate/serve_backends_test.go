@@ -490,13 +490,11 @@ func runSuite(t *testing.T, bin string, names, stores []string) (failed int) {
 			env = append(env, kv)
 		}
 	}
-	next := make(chan string)
-	go func() {
-		defer close(next)
-		for _, n := range names {
-			next <- n
-		}
-	}()
+	next := make(chan string, len(names))
+	for _, n := range names {
+		next <- n
+	}
+	close(next)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, storeURL := range stores {
