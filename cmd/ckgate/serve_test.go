@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ckgate/ckgate/internal/emulator"
 	"github.com/ckgate/ckgate/internal/testcert"
@@ -349,47 +349,13 @@ func TestServeDryRunNeedsDecisionLog(t *testing.T) {
 // TestServeVersitygwSuite runs versitygw's own integration tests (the
 // list in testdata/serve-versitygw-tests.txt: those of the groups that
 // apply that ckgate serve passes) against ckgate serve over the local
-// disk, each on an emptied store.
+// disk, two at once, each on an emptied store (see runSuite; the emulator
+// backends are TestServeBackendsVersitygwSuite).
 func TestServeVersitygwSuite(t *testing.T) {
 	bin, err := emulator.Find("versitygw", "bin/versitygw")
 	emulator.Require(t, err)
-	f, err := os.Open(filepath.Join("testdata", "serve-versitygw-tests.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var names []string
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
-			names = append(names, l)
-		}
-	}
-	if len(names) < 100 {
-		t.Fatalf("only %d suite tests listed", len(names))
-	}
-	const key, secret = "SUITEADMIN", "suite-admin-secret-0123456789"
-	ep, dir, _ := startServeAs(t, "principals:\n  - access_key: "+key+"\n    secret_key: "+secret+"\n    principal: suite\n    kind: admin\n")
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "AWS_") {
-			env = append(env, kv)
-		}
-	}
-	work := t.TempDir()
-	failed := 0
-	for _, name := range names {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cmd := exec.Command(bin, "test", "-a", key, "-s", secret, "-e", ep, name)
-		cmd.Env, cmd.Dir = env, work
-		if out, err := cmd.CombinedOutput(); err != nil {
-			failed++
-			t.Errorf("versitygw test %s: %v\n%s", name, err, out)
-		}
-	}
-	t.Logf("%d of %d versitygw suite tests passed", len(names)-failed, len(names))
+	names := suiteList(t)
+	start := time.Now()
+	failed := runSuite(t, bin, names, []string{t.TempDir(), t.TempDir()})
+	t.Logf("%d of %d versitygw suite tests passed in %s", len(names)-failed, len(names), time.Since(start).Round(time.Second))
 }

@@ -23,14 +23,21 @@ import (
 // is visible under key before the commit.
 func (s *driver) PutStream(ctx context.Context, key string, r io.Reader, c gateway.Cond) (gateway.Version, error) {
 	name := key
-	buf := make([]byte, s.blockSize)
-	n, err := readBlock(ctx, r, buf)
-	switch {
-	case errors.Is(err, io.EOF):
-		return s.upload(ctx, key, name, buf[:n], c)
-	case err != nil:
+	if err := ctx.Err(); err != nil {
 		return "", gateway.E("put", key, gateway.ErrUnavailable, fmt.Errorf("read stream: %w", err))
 	}
+	// The first block is read into a buffer that grows with what r
+	// yields: a small blob (most checkpoint files) costs its size, not a
+	// block.
+	first, err := io.ReadAll(io.LimitReader(r, int64(s.blockSize)))
+	switch {
+	case err != nil:
+		return "", gateway.E("put", key, gateway.ErrUnavailable, fmt.Errorf("read stream: %w", err))
+	case len(first) < s.blockSize:
+		return s.upload(ctx, key, name, first, c)
+	}
+	buf := make([]byte, s.blockSize)
+	n := copy(buf, first)
 	return s.commitStream(ctx, key, name, r, buf[:n], c)
 }
 

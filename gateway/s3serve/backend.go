@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -95,10 +96,27 @@ func str(p *string) string {
 	return *p
 }
 
-// bucketExists reports whether any key lies under bucket/.
-func (b *storeBackend) bucketExists(ctx context.Context, bucket string) error {
+// validBucket refuses a bucket name that is not one first-level prefix of
+// the store.
+func validBucket(bucket string) error {
 	if bucket == "" || strings.ContainsAny(bucket, "/\\") || bucket == "." || bucket == ".." {
 		return s3err.GetAPIError(s3err.ErrInvalidBucketName)
+	}
+	return nil
+}
+
+// bucketExists reports whether bucket exists: its marker (one HEAD on an
+// object store), or else any key under bucket/ (a directory on the local
+// disk, or a prefix written without ckgate serve).
+func (b *storeBackend) bucketExists(ctx context.Context, bucket string) error {
+	if err := validBucket(bucket); err != nil {
+		return err
+	}
+	switch _, err := b.raw.Stat(ctx, objectKey(bucket, bucketMarker)); {
+	case err == nil:
+		return nil
+	case !errors.Is(err, gateway.ErrNotFound):
+		return s3Error(err)
 	}
 	for _, err := range b.raw.List(ctx, bucket+"/") {
 		if err != nil {
@@ -107,6 +125,38 @@ func (b *storeBackend) bucketExists(ctx context.Context, bucket string) error {
 		return nil
 	}
 	return s3err.GetAPIError(s3err.ErrNoSuchBucket)
+}
+
+// objectRead reports whether ctx is the request context (fasthttp's, as
+// versitygw hands it to the backend) of a path-style GET or HEAD of an
+// object: /BUCKET/KEY.
+func objectRead(ctx context.Context) bool {
+	r, ok := ctx.(interface {
+		Method() []byte
+		Path() []byte
+	})
+	if !ok {
+		return false
+	}
+	if m := string(r.Method()); m != http.MethodGet && m != http.MethodHead {
+		return false
+	}
+	_, key, _ := strings.Cut(strings.TrimPrefix(string(r.Path()), "/"), "/")
+	return key != ""
+}
+
+// missing is the error of a read of bucket/key that the store answered
+// not-found: NoSuchBucket when the bucket does not exist, else NoSuchKey.
+// Reads look for the object first, so a read of an existing object costs
+// one store request.
+func (b *storeBackend) missing(ctx context.Context, bucket string, err error) error {
+	if !errors.Is(err, gateway.ErrNotFound) {
+		return s3Error(err)
+	}
+	if berr := b.bucketExists(ctx, bucket); berr != nil {
+		return berr
+	}
+	return s3Error(err)
 }
 
 func (b *storeBackend) ListBuckets(ctx context.Context, _ s3response.ListBucketsInput) (s3response.ListAllMyBucketsResult, error) {
@@ -135,11 +185,19 @@ func (b *storeBackend) HeadBucket(ctx context.Context, in *s3.HeadBucketInput) (
 	return &s3.HeadBucketOutput{}, nil
 }
 
-// GetBucketAcl answers versitygw's ACL middleware: the bucket exists and
-// is owned by the caller (versitygw's checks step aside; the guard decides).
+// GetBucketAcl answers versitygw's ACL middleware, which asks before every
+// request but CreateBucket and ListBuckets (and before versitygw checks the
+// request's arguments): the bucket exists and is owned by the caller
+// (versitygw's checks step aside; the guard decides). For a GET or HEAD of
+// an object it does not look at the store: the read itself tells a missing
+// bucket from a missing key, so reading an existing object costs one store
+// request.
 func (b *storeBackend) GetBucketAcl(ctx context.Context, in *s3.GetBucketAclInput) ([]byte, error) {
-	ctx = detach(ctx)
-	if err := b.bucketExists(ctx, str(in.Bucket)); err != nil {
+	if objectRead(ctx) {
+		if err := validBucket(str(in.Bucket)); err != nil {
+			return nil, err
+		}
+	} else if err := b.bucketExists(detach(ctx), str(in.Bucket)); err != nil {
 		return nil, err
 	}
 	return []byte(`{"Owner":"ckgate","Grantees":[]}`), nil
@@ -189,15 +247,15 @@ func isAPIError(err error, code string) bool {
 func (b *storeBackend) HeadObject(ctx context.Context, in *s3.HeadObjectInput) (*s3.HeadObjectOutput, error) {
 	ctx = detach(ctx)
 	bucket, key := str(in.Bucket), str(in.Key)
-	if err := b.bucketExists(ctx, bucket); err != nil {
+	if err := validBucket(bucket); err != nil {
 		return nil, err
 	}
 	if reservedKey(key) {
-		return nil, s3err.GetAPIError(s3err.ErrNoSuchKey)
+		return nil, b.missing(ctx, bucket, gateway.ErrNotFound)
 	}
 	a, err := b.raw.Stat(ctx, objectKey(bucket, key))
 	if err != nil {
-		return nil, s3Error(err)
+		return nil, b.missing(ctx, bucket, err)
 	}
 	if err := readConds(a, in.IfMatch, in.IfNoneMatch, in.IfModifiedSince, in.IfUnmodifiedSince); err != nil {
 		return nil, err
@@ -236,15 +294,15 @@ func unquoted(p *string) *string {
 func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s3.GetObjectOutput, error) {
 	ctx = detach(ctx)
 	bucket, key := str(in.Bucket), str(in.Key)
-	if err := b.bucketExists(ctx, bucket); err != nil {
+	if err := validBucket(bucket); err != nil {
 		return nil, err
 	}
 	if reservedKey(key) {
-		return nil, s3err.GetAPIError(s3err.ErrNoSuchKey)
+		return nil, b.missing(ctx, bucket, gateway.ErrNotFound)
 	}
 	rc, a, err := b.raw.GetStream(ctx, objectKey(bucket, key))
 	if err != nil {
-		return nil, s3Error(err)
+		return nil, b.missing(ctx, bucket, err)
 	}
 	if err := readConds(a, in.IfMatch, in.IfNoneMatch, in.IfModifiedSince, in.IfUnmodifiedSince); err != nil {
 		rc.Close()

@@ -195,6 +195,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 func (b *storeBackend) UploadPart(ctx context.Context, in *s3.UploadPartInput) (*s3.UploadPartOutput, error) {
 	ctx = detach(ctx)
 	bucket, key, id := str(in.Bucket), str(in.Key), str(in.UploadId)
+	if err := b.bucketExists(ctx, bucket); err != nil {
+		return nil, err // before the part number, as S3 answers
+	}
 	n, err := checkPartNumber(in.PartNumber)
 	if err != nil {
 		return nil, err
@@ -218,6 +221,9 @@ func (b *storeBackend) UploadPart(ctx context.Context, in *s3.UploadPartInput) (
 func (b *storeBackend) UploadPartCopy(ctx context.Context, in *s3.UploadPartCopyInput) (s3response.CopyPartResult, error) {
 	ctx = detach(ctx)
 	bucket, key, id := str(in.Bucket), str(in.Key), str(in.UploadId)
+	if err := b.bucketExists(ctx, bucket); err != nil {
+		return s3response.CopyPartResult{}, err // before the part number, as S3 answers
+	}
 	n, err := checkPartNumber(in.PartNumber)
 	if err != nil {
 		return s3response.CopyPartResult{}, err

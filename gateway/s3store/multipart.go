@@ -33,15 +33,17 @@ const abortTimeout = 30 * time.Second
 // atomically. Any failure, a cancelled context included, aborts the upload:
 // no partial object is left behind. At most two parts are held in memory.
 func (s *driver) PutStream(ctx context.Context, key string, r io.Reader, c gateway.Cond) (gateway.Version, error) {
-	bufs := [2][]byte{make([]byte, s.partSize), nil}
-	n0, eof, err := fill(r, bufs[0])
+	// The first part is read into a buffer that grows with what r yields:
+	// a small object (most checkpoint files) costs its size, not a part.
+	first, err := io.ReadAll(io.LimitReader(r, s.partSize))
 	if err != nil {
 		return "", readFailed(key, err)
 	}
-	if eof {
-		return s.Put(ctx, key, bufs[0][:n0], c)
+	n0 := len(first)
+	if int64(n0) < s.partSize {
+		return s.Put(ctx, key, first, c)
 	}
-	bufs[1] = make([]byte, s.partSize)
+	bufs := [2][]byte{first[:n0:n0], make([]byte, s.partSize)}
 	n1, eof, err := fill(r, bufs[1])
 	if err != nil {
 		return "", readFailed(key, err)
