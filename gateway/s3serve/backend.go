@@ -74,7 +74,24 @@ func detach(ctx context.Context) context.Context {
 	if !ok {
 		return context.Background()
 	}
-	return gateway.WithWriterProcess(context.WithValue(context.Background(), accountKey{}, acc), referrerProcess(ctx))
+	d := gateway.WithWriterProcess(context.WithValue(context.Background(), accountKey{}, acc), referrerProcess(ctx))
+	if bucket, ok := ctx.Value(bucketSeenKey{}).(string); ok {
+		d = context.WithValue(d, bucketSeenKey{}, bucket)
+	}
+	return d
+}
+
+// bucketSeenKey marks a request with the bucket its ACL check found, so
+// that the request's handler does not look for the bucket again (a listing
+// of the store per look).
+type bucketSeenKey struct{}
+
+// markBucket marks the request ctx (fasthttp's RequestCtx, whose values
+// live as long as the request) with bucket.
+func markBucket(ctx context.Context, bucket string) {
+	if rc, ok := ctx.(interface{ SetUserValue(key, value any) }); ok {
+		rc.SetUserValue(bucketSeenKey{}, bucket)
+	}
 }
 
 func objectKey(bucket, key string) string { return bucket + "/" + key }
@@ -94,10 +111,22 @@ func str(p *string) string {
 	return *p
 }
 
-// bucketExists reports whether any key lies under bucket/.
+// bucketExists reports whether any key lies under bucket/: its marker
+// (one Stat) or, for a bucket that is a directory made outside the front
+// door, the first key of a listing. A request whose ACL check found the
+// bucket is not asked again.
 func (b *storeBackend) bucketExists(ctx context.Context, bucket string) error {
 	if bucket == "" || strings.ContainsAny(bucket, "/\\") || bucket == "." || bucket == ".." {
 		return s3err.GetAPIError(s3err.ErrInvalidBucketName)
+	}
+	if seen, _ := ctx.Value(bucketSeenKey{}).(string); seen == bucket {
+		return nil
+	}
+	switch _, err := b.raw.Stat(ctx, objectKey(bucket, bucketMarker)); {
+	case err == nil:
+		return nil
+	case !errors.Is(err, gateway.ErrNotFound):
+		return s3Error(err)
 	}
 	for _, err := range b.raw.List(ctx, bucket+"/") {
 		if err != nil {
@@ -137,10 +166,10 @@ func (b *storeBackend) HeadBucket(ctx context.Context, in *s3.HeadBucketInput) (
 // GetBucketAcl answers versitygw's ACL middleware: the bucket exists and
 // is owned by the caller (versitygw's checks step aside; the guard decides).
 func (b *storeBackend) GetBucketAcl(ctx context.Context, in *s3.GetBucketAclInput) ([]byte, error) {
-	ctx = detach(ctx)
-	if err := b.bucketExists(ctx, str(in.Bucket)); err != nil {
+	if err := b.bucketExists(detach(ctx), str(in.Bucket)); err != nil {
 		return nil, err
 	}
+	markBucket(ctx, str(in.Bucket))
 	return []byte(`{"Owner":"ckgate","Grantees":[]}`), nil
 }
 
