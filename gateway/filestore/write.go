@@ -47,7 +47,8 @@ func (c ctxReader) Read(p []byte) (int, error) {
 }
 
 // write writes a temp file with fill (want bytes, or -1 when unknown) and
-// publishes it under key subject to c.
+// publishes it under key subject to c. Every step after the key's
+// directory is found works in that directory (d), by single names.
 func (s *driver) write(ctx context.Context, key string, c gateway.Cond, want int64, fill func(io.Writer) (int64, error)) (gateway.Version, error) {
 	const op = "put"
 	root, err := s.begin(ctx, op, key)
@@ -55,22 +56,26 @@ func (s *driver) write(ctx context.Context, key string, c gateway.Cond, want int
 		return "", err
 	}
 	p, _ := keyPath(op, key)
-	dir, _ := splitKey(p)
+	dir, base := splitKey(p)
 	own := s.ownerFor()
-	if err := ensureDir(root, own, dir); err != nil {
+	d, err := keyDir(root, own, dir)
+	if err != nil {
 		return "", s.writeErr(root, key, p, err)
 	}
-	if err := linkOut(root, op, key, p); err != nil {
+	if d != root {
+		defer d.Close()
+	}
+	if err := linkOut(root, d, op, key, p, base); err != nil {
 		return "", err
 	}
-	tmp, fi, err := writeTemp(ctx, root, own, dir, want, fill)
+	tmp, fi, err := writeTemp(ctx, d, own, want, fill)
 	if err != nil {
 		return "", s.writeErr(root, key, p, err)
 	}
 	published := false
 	defer func() {
 		if !published {
-			root.Remove(tmp)
+			d.Remove(tmp)
 		}
 	}()
 
@@ -78,11 +83,11 @@ func (s *driver) write(ctx context.Context, key string, c gateway.Cond, want int
 		if err := ctx.Err(); err != nil {
 			return "", gateway.E(op, key, gateway.ErrUnavailable, err)
 		}
-		if err := root.Link(tmp, p); err != nil {
+		if err := d.Link(tmp, base); err != nil {
 			return "", s.writeErr(root, key, p, err)
 		}
 		published = true
-		if err := root.Remove(tmp); err != nil {
+		if err := d.Remove(tmp); err != nil {
 			return "", gateway.E(op, key, kindOf(err), fmt.Errorf("published, but removing the temp file: %w", err))
 		}
 	} else {
@@ -99,22 +104,47 @@ func (s *driver) write(ctx context.Context, key string, c gateway.Cond, want int
 		if err := ctx.Err(); err != nil {
 			return "", gateway.E(op, key, gateway.ErrUnavailable, err)
 		}
-		if err := root.Rename(tmp, p); err != nil {
+		if err := d.Rename(tmp, base); err != nil {
 			return "", s.writeErr(root, key, p, err)
 		}
 		published = true
 	}
-	if err := syncDir(root, dir); err != nil {
+	// One directory fsync makes the new name durable (and, on the create
+	// path, the temp's removal: the temp lived in the same directory).
+	if err := syncDir(d, "."); err != nil {
 		return "", gateway.E(op, key, kindOf(err), fmt.Errorf("published, but syncing its directory: %w", err))
 	}
 	return version(fi), nil
 }
 
-// linkOut refuses a key whose own name is a symbolic link leading out of
-// the root (ErrInvalidKey, as for a key through one): publishing would
-// otherwise replace the link (rename) or call it an existing key (link).
-func linkOut(root *os.Root, op, key, p string) error {
-	fi, err := root.Lstat(p)
+// keyDir opens the directory dir of a key as a root of its own, creating
+// it (ensureDir) when missing; "." is root itself. Inside root, like
+// every name: a link out of root is refused.
+func keyDir(root *os.Root, own owner, dir string) (*os.Root, error) {
+	if dir == "." {
+		return root, nil
+	}
+	d, err := root.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = ensureDir(root, own, dir); err == nil {
+			d, err = root.OpenRoot(dir)
+		}
+	}
+	if err != nil {
+		if fi, serr := root.Stat(dir); serr == nil && !fi.IsDir() {
+			// os.Root says "not a directory" without the errno
+			err = &fs.PathError{Op: "open", Path: dir, Err: syscall.ENOTDIR}
+		}
+	}
+	return d, err
+}
+
+// linkOut refuses a key whose own name (base in its directory d) is a
+// symbolic link leading out of the root (ErrInvalidKey, as for a key
+// through one): publishing would otherwise replace the link (rename) or
+// call it an existing key (link).
+func linkOut(root, d *os.Root, op, key, p, base string) error {
+	fi, err := d.Lstat(base)
 	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		return nil
 	}
@@ -155,12 +185,12 @@ func (s *driver) writeErr(root *os.Root, key, p string, err error) error {
 	return gateway.E("put", key, writeKindOf(err), err)
 }
 
-// writeTemp writes a new temp file in dir with fill, checks its size,
-// stamps its modification time, fsyncs and closes it. It returns the temp
-// file's name and final info; on error the temp file is removed.
-func writeTemp(ctx context.Context, root *os.Root, own owner, dir string, want int64, fill func(io.Writer) (int64, error)) (_ string, fi fs.FileInfo, err error) {
-	name := filepath.Join(dir, tempPrefix+rand.Text())
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+// writeTemp writes a new temp file in the directory d with fill, checks
+// its size, stamps its modification time, fsyncs and closes it. It returns
+// the temp file's name and final info; on error the temp file is removed.
+func writeTemp(ctx context.Context, d *os.Root, own owner, want int64, fill func(io.Writer) (int64, error)) (_ string, fi fs.FileInfo, err error) {
+	name := tempPrefix + rand.Text()
+	f, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return "", nil, err
 	}
@@ -168,7 +198,7 @@ func writeTemp(ctx context.Context, root *os.Root, own owner, dir string, want i
 	defer func() {
 		if err != nil {
 			f.Close() // may already be closed
-			root.Remove(name)
+			d.Remove(name)
 		}
 	}()
 	n, err := fill(f)
@@ -180,7 +210,7 @@ func writeTemp(ctx context.Context, root *os.Root, own owner, dir string, want i
 	}
 	// Stamp the version: a fresh nanosecond mtime on a fresh inode.
 	now := time.Now()
-	if err := root.Chtimes(name, now, now); err != nil {
+	if err := d.Chtimes(name, now, now); err != nil {
 		return "", nil, err
 	}
 	if fi, err = f.Stat(); err != nil {
