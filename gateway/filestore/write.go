@@ -68,6 +68,23 @@ func (s *driver) write(ctx context.Context, key string, c gateway.Cond, want int
 	if err := linkOut(root, d, op, key, p, base); err != nil {
 		return "", err
 	}
+	df, err := d.Open(".") // the directory itself: for O_TMPFILE, linkat and its fsync
+	if err != nil {
+		return "", s.writeErr(root, key, p, err)
+	}
+	defer df.Close()
+	if c.Kind == gateway.CondIfAbsent {
+		fi, ok, err := writeAnon(ctx, df, own, base, want, fill)
+		if err != nil {
+			return "", s.writeErr(root, key, p, err)
+		}
+		if ok {
+			if err := df.Sync(); err != nil {
+				return "", gateway.E(op, key, kindOf(err), fmt.Errorf("published, but syncing its directory: %w", err))
+			}
+			return version(fi), nil
+		}
+	}
 	tmp, fi, err := writeTemp(ctx, d, own, want, fill)
 	if err != nil {
 		return "", s.writeErr(root, key, p, err)
@@ -111,7 +128,7 @@ func (s *driver) write(ctx context.Context, key string, c gateway.Cond, want int
 	}
 	// One directory fsync makes the new name durable (and, on the create
 	// path, the temp's removal: the temp lived in the same directory).
-	if err := syncDir(d, "."); err != nil {
+	if err := df.Sync(); err != nil {
 		return "", gateway.E(op, key, kindOf(err), fmt.Errorf("published, but syncing its directory: %w", err))
 	}
 	return version(fi), nil
@@ -185,9 +202,9 @@ func (s *driver) writeErr(root *os.Root, key, p string, err error) error {
 	return gateway.E("put", key, writeKindOf(err), err)
 }
 
-// writeTemp writes a new temp file in the directory d with fill, checks
-// its size, stamps its modification time, fsyncs and closes it. It returns
-// the temp file's name and final info; on error the temp file is removed.
+// writeTemp writes a new temp file in the directory d with fill (see
+// fillTemp) and closes it. It returns the temp file's name and final info;
+// on error the temp file is removed.
 func writeTemp(ctx context.Context, d *os.Root, own owner, want int64, fill func(io.Writer) (int64, error)) (_ string, fi fs.FileInfo, err error) {
 	name := tempPrefix + rand.Text()
 	f, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -201,34 +218,62 @@ func writeTemp(ctx context.Context, d *os.Root, own owner, want int64, fill func
 			d.Remove(name)
 		}
 	}()
-	n, err := fill(f)
+	fi, err = fillTemp(ctx, f, want, fill, func(t time.Time) error { return d.Chtimes(name, t, t) })
 	if err != nil {
-		return "", nil, err
-	}
-	if want >= 0 && n != want {
-		return "", nil, fmt.Errorf("wrote %d of %d bytes: %w", n, want, io.ErrShortWrite)
-	}
-	// Stamp the version: a fresh nanosecond mtime on a fresh inode.
-	now := time.Now()
-	if err := d.Chtimes(name, now, now); err != nil {
-		return "", nil, err
-	}
-	if fi, err = f.Stat(); err != nil {
-		return "", nil, err
-	}
-	if fi.Size() != n {
-		return "", nil, fmt.Errorf("temp file holds %d bytes, wrote %d: %w", fi.Size(), n, io.ErrShortWrite)
-	}
-	if err := f.Sync(); err != nil {
 		return "", nil, err
 	}
 	if err := f.Close(); err != nil {
 		return "", nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return "", nil, err
+	return name, fi, ctx.Err()
+}
+
+// writeAnon writes an unnamed temp file in the directory dir with fill
+// (see fillTemp) and links it as base: a create-only publish. ok is false,
+// with nothing written, where unnamed files cannot be made (openAnon).
+func writeAnon(ctx context.Context, dir *os.File, own owner, base string, want int64, fill func(io.Writer) (int64, error)) (fi fs.FileInfo, ok bool, err error) {
+	f, ok, err := openAnon(dir)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
-	return name, fi, nil
+	defer f.Close()
+	own.file(f)
+	fi, err = fillTemp(ctx, f, want, fill, func(t time.Time) error { return os.Chtimes(anonPath(f), t, t) })
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		err = linkAnon(f, dir, base)
+	}
+	return fi, true, err
+}
+
+// fillTemp writes a temp file f with fill, checks its size, stamps its
+// modification time with stamp and makes its data durable (datasync). It
+// returns f's final info.
+func fillTemp(ctx context.Context, f *os.File, want int64, fill func(io.Writer) (int64, error), stamp func(time.Time) error) (fs.FileInfo, error) {
+	n, err := fill(f)
+	if err != nil {
+		return nil, err
+	}
+	if want >= 0 && n != want {
+		return nil, fmt.Errorf("wrote %d of %d bytes: %w", n, want, io.ErrShortWrite)
+	}
+	// Stamp the version: a fresh nanosecond mtime on a fresh inode.
+	if err := stamp(time.Now()); err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() != n {
+		return nil, fmt.Errorf("temp file holds %d bytes, wrote %d: %w", fi.Size(), n, io.ErrShortWrite)
+	}
+	if err := datasync(f); err != nil {
+		return nil, err
+	}
+	return fi, ctx.Err()
 }
 
 // ensureDir creates dir and its missing parents, gives each directory it
