@@ -35,6 +35,13 @@ type storeBackend struct {
 
 	mu      sync.Mutex
 	guarded map[string]gateway.Store
+
+	// unmarked holds the buckets found by a listing without a marker (made
+	// outside the front door), which are looked up by listing at once.
+	// Only buckets that exist get in, so it stays as small as the store's
+	// top level; a marker written later (another replica) only costs the
+	// listing it would have saved.
+	unmarked sync.Map
 }
 
 func (b *storeBackend) String() string { return "ckgate" }
@@ -113,8 +120,9 @@ func str(p *string) string {
 
 // bucketExists reports whether any key lies under bucket/: its marker
 // (one Stat) or, for a bucket that is a directory made outside the front
-// door, the first key of a listing. A request whose ACL check found the
-// bucket is not asked again.
+// door, the first key of a listing (without the Stat once the bucket is
+// known to have no marker). A request whose ACL check found the bucket is
+// not asked again.
 func (b *storeBackend) bucketExists(ctx context.Context, bucket string) error {
 	if bucket == "" || strings.ContainsAny(bucket, "/\\") || bucket == "." || bucket == ".." {
 		return s3err.GetAPIError(s3err.ErrInvalidBucketName)
@@ -122,15 +130,21 @@ func (b *storeBackend) bucketExists(ctx context.Context, bucket string) error {
 	if seen, _ := ctx.Value(bucketSeenKey{}).(string); seen == bucket {
 		return nil
 	}
-	switch _, err := b.raw.Stat(ctx, objectKey(bucket, bucketMarker)); {
-	case err == nil:
-		return nil
-	case !errors.Is(err, gateway.ErrNotFound):
-		return s3Error(err)
+	_, unmarked := b.unmarked.Load(bucket)
+	if !unmarked {
+		switch _, err := b.raw.Stat(ctx, objectKey(bucket, bucketMarker)); {
+		case err == nil:
+			return nil
+		case !errors.Is(err, gateway.ErrNotFound):
+			return s3Error(err)
+		}
 	}
 	for _, err := range b.raw.List(ctx, bucket+"/") {
 		if err != nil {
 			return s3Error(err)
+		}
+		if !unmarked {
+			b.unmarked.Store(bucket, true)
 		}
 		return nil
 	}

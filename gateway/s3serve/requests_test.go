@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -91,12 +93,45 @@ func TestServeStoreRequestsPerObjectCall(t *testing.T) {
 		})
 	}
 	// A bucket that is a directory made outside the front door has no
-	// marker: it is found by the first key of a listing, once per request.
-	got := rec.during(t, func() error {
+	// marker: it is found by the first key of a listing, once per request,
+	// and once it is known to have no marker, by the listing alone.
+	putK := func() error {
 		_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String("k"), Body: strings.NewReader("x")})
 		return err
-	})
-	if want := []string{"stat ckpt/_ckgate/bucket", "list ckpt/", "put ckpt/k"}; !slices.Equal(got, want) {
-		t.Fatalf("store requests %q, want %q", got, want)
+	}
+	if got, want := rec.during(t, putK), []string{"stat ckpt/_ckgate/bucket", "list ckpt/", "put ckpt/k"}; !slices.Equal(got, want) {
+		t.Fatalf("first request: store requests %q, want %q", got, want)
+	}
+	if got, want := rec.during(t, putK), []string{"list ckpt/", "put ckpt/k"}; !slices.Equal(got, want) {
+		t.Fatalf("later request: store requests %q, want %q", got, want)
+	}
+}
+
+// TestServeBucketLookupFollowsTheStore: what the front door learnt about a
+// bucket never outlives the bucket: one emptied and removed outside it is
+// gone (NoSuchBucket), and one made again by CreateBucket is there.
+func TestServeBucketLookupFollowsTheStore(t *testing.T) {
+	ep, dir := serve(t)
+	c := client(ep, "ORDERSJOB", "orders-secret-0123456789")
+	ctx := context.Background()
+	head := func() error {
+		_, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String("ckpt")})
+		return err
+	}
+	if err := head(); err != nil {
+		t.Fatalf("bucket made outside the front door: %v", err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "ckpt")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String("k"), Body: strings.NewReader("x")})
+	if code(err) != "NoSuchBucket" {
+		t.Fatalf("put into a removed bucket: %v, want NoSuchBucket", err)
+	}
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("ckpt")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := head(); err != nil {
+		t.Fatalf("bucket made again: %v", err)
 	}
 }
