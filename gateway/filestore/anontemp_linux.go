@@ -18,6 +18,7 @@ import (
 // write a named temp file instead.
 
 // procFDs reports whether /proc/self/fd is there to link unnamed files by.
+// Tests replace it to run the named-temp fallback.
 var procFDs = sync.OnceValue(func() bool {
 	fi, err := os.Stat("/proc/self/fd")
 	return err == nil && fi.IsDir()
