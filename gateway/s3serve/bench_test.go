@@ -22,6 +22,25 @@ import (
 	"github.com/ckgate/ckgate/internal/emulator"
 )
 
+// p50 is the median latency of n runs of f.
+func p50(b *testing.B, n int, f func(i int) error) time.Duration {
+	b.Helper()
+	d := make([]time.Duration, n)
+	for i := range n {
+		d[i] = timed(b, func() error { return f(i) })
+	}
+	return median(d)
+}
+
+// putGet measures the p50 of n 4 KiB PUTs and then n GETs through c into
+// bucket, one after the other.
+func putGet(b *testing.B, c *s3.Client, bucket string, n int) (put, get time.Duration) {
+	body := bytes.Repeat([]byte("x"), 4096)
+	put = p50(b, n, func(i int) error { return put4k(c, bucket, fmt.Sprintf("bench/%d", i), body)() })
+	get = p50(b, n, func(i int) error { return get4k(c, bucket, fmt.Sprintf("bench/%d", i))() })
+	return put, get
+}
+
 // median is the middle of d (sorted in place).
 func median(d []time.Duration) time.Duration {
 	slices.Sort(d)
