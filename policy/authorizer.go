@@ -45,11 +45,10 @@ type Authorizer struct {
 	// constant parts of every input, built once
 	principal, checkpoint, scopeTerm, planTerm, knownTerm *ast.Term
 
-	mu         sync.Mutex
-	shapes     map[callShape]*shapeState
-	rootCache  map[string][2]*ast.Term
-	heads      map[string]purgeHeads // the log heads seen, for input.purge
-	ownerCache map[string]string     // root → owning principal (WithRootOwners)
+	mu        sync.Mutex
+	shapes    map[callShape]*shapeState
+	rootCache map[string][2]*ast.Term
+	heads     map[string]purgeHeads // the log heads seen, for input.purge
 }
 
 // callShape is what the inputs of an Authorizer's calls share beyond its

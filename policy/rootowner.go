@@ -35,44 +35,34 @@ type RootOwner struct {
 func WithRootOwners() AuthorizerOption { return func(a *Authorizer) { a.owners = true } }
 
 // rootOwner returns the principal owning root (a canonical location),
-// claiming it for a.p when it has no record. Records are create-only, so a
-// record once read is cached for good.
+// claiming it for a.p when it has no record. The record is read on every
+// call, never cached: a root deleted outside the guard (an operator
+// resetting the query, another replica) and started again by another
+// query belongs to that query, and a cached owner would let the old
+// query's writes into it. A read comes first, so the steady state costs
+// one read and no write; the claim is create-only, so of racing claimants
+// one wins and the others read the winner.
 func (a *Authorizer) rootOwner(ctx context.Context, root string) (string, error) {
-	a.mu.Lock()
-	owner, ok := a.ownerCache[root]
-	a.mu.Unlock()
-	if ok {
-		return owner, nil
-	}
 	dir, ok := a.keyOf(root)
 	if !ok || a.raw == nil {
 		return "", fmt.Errorf("root %s is outside the guarded store: its owner record cannot be read", root)
 	}
 	key := joinKey(dir, RootOwnerKey)
+	owner, err := a.readRootOwner(ctx, key)
+	if !errors.Is(err, gateway.ErrNotFound) {
+		return owner, err
+	}
 	rec, err := json.Marshal(RootOwner{Principal: a.p.ID, Kind: a.p.Kind, Since: a.now().UTC()})
 	if err != nil {
 		return "", err
 	}
-	_, err = a.raw.Put(ctx, key, rec, gateway.IfAbsent())
-	switch {
+	switch _, err = a.raw.Put(ctx, key, rec, gateway.IfAbsent()); {
 	case err == nil:
-		owner = a.p.ID
+		return a.p.ID, nil
 	case errors.Is(err, gateway.ErrExists):
-		if owner, err = a.readRootOwner(ctx, key); err != nil {
-			return "", err
-		}
-	default:
-		return "", fmt.Errorf("recording the owner of %s in %s: %w", root, key, err)
+		return a.readRootOwner(ctx, key)
 	}
-	a.mu.Lock()
-	if a.ownerCache == nil {
-		a.ownerCache = map[string]string{}
-	}
-	if len(a.ownerCache) < 4096 {
-		a.ownerCache[root] = owner
-	}
-	a.mu.Unlock()
-	return owner, nil
+	return "", fmt.Errorf("recording the owner of %s in %s: %w", root, key, err)
 }
 
 // readRootOwner reads and checks an owner record.

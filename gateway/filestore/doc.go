@@ -15,16 +15,21 @@
 //
 // # Durability and atomicity
 //
-// A write goes to a temp file in the key's own directory, named
-// ".ckgate-tmp-<random>"; the byte count is checked, the file is fsynced,
-// then published under its final name and the directory is fsynced. A
+// A write goes to a temp file in the key's own directory; the byte count
+// is checked, the file's data is made durable (fdatasync), then it is
+// published under its final name and the directory is fsynced, once. A
 // create-only (IfAbsent) write publishes with link(2), which fails with
 // EEXIST when the name is taken, so of N racing writers exactly one wins,
 // across goroutines and processes alike; there is never a stat-then-rename
-// window. Unconditional and compare-and-swap (IfMatch) writes publish with
-// rename(2) while holding the key's lock. A crashed writer leaves at most a
-// temp file, which is never listed, never read and never in the way of a
-// later write. A cancelled context stops a write before it is published.
+// window. On Linux its temp is unnamed (O_TMPFILE, linked with linkat(2)
+// through /proc/self/fd), so a crash before the link leaves nothing;
+// elsewhere, and where the file system cannot, it is named
+// ".ckgate-tmp-<random>". Unconditional and compare-and-swap (IfMatch)
+// writes publish a named temp with rename(2) while holding the key's lock.
+// A crashed writer leaves at most a named temp file, which is never
+// listed, never read and never in the way of a later write. A cancelled
+// context stops a write before it is published. docs/local-store.md says
+// what is synced and why.
 //
 // All access goes through an os.Root, so ".." and symbolic links that lead
 // out of the root are refused (ErrInvalidKey). Key segments that start with

@@ -102,9 +102,14 @@ func (s *driver) lockFile(ctx context.Context, root *os.Root, op, key, name stri
 
 // openLockFile opens the lock file name for writing, creating it when
 // missing; a file it creates goes to the root's owner (one that exists
-// keeps its owner, who may be another user sharing the root).
+// keeps its owner, who may be another user sharing the root). The lock
+// files of a root in use exist, so the plain open comes first.
 func (s *driver) openLockFile(root *os.Root, name string) (*os.File, error) {
-	f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := root.OpenFile(name, os.O_RDWR, 0)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return f, err
+	}
+	f, err = root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err == nil {
 		s.ownerFor().file(f)
 		return f, nil
@@ -112,7 +117,7 @@ func (s *driver) openLockFile(root *os.Root, name string) (*os.File, error) {
 	if !errors.Is(err, fs.ErrExist) {
 		return nil, err
 	}
-	return root.OpenFile(name, os.O_RDWR, 0)
+	return root.OpenFile(name, os.O_RDWR, 0) // created meanwhile by another writer
 }
 
 // flock calls flock(2) on f, retrying on EINTR.

@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv(childRootEnv); root != "" {
 		os.Exit(raceChild(root))
 	}
+	if root := os.Getenv(killChildEnv); root != "" {
+		os.Exit(killChild(root))
+	}
 	os.Exit(m.Run())
 }
 

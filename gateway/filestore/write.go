@@ -47,7 +47,8 @@ func (c ctxReader) Read(p []byte) (int, error) {
 }
 
 // write writes a temp file with fill (want bytes, or -1 when unknown) and
-// publishes it under key subject to c.
+// publishes it under key subject to c. Every step after the key's
+// directory is found works in that directory (d), by single names.
 func (s *driver) write(ctx context.Context, key string, c gateway.Cond, want int64, fill func(io.Writer) (int64, error)) (gateway.Version, error) {
 	const op = "put"
 	root, err := s.begin(ctx, op, key)
@@ -55,22 +56,43 @@ func (s *driver) write(ctx context.Context, key string, c gateway.Cond, want int
 		return "", err
 	}
 	p, _ := keyPath(op, key)
-	dir, _ := splitKey(p)
+	dir, base := splitKey(p)
 	own := s.ownerFor()
-	if err := ensureDir(root, own, dir); err != nil {
+	d, err := keyDir(root, own, dir)
+	if err != nil {
 		return "", s.writeErr(root, key, p, err)
 	}
-	if err := linkOut(root, op, key, p); err != nil {
+	if d != root {
+		defer d.Close()
+	}
+	if err := linkOut(root, d, op, key, p, base); err != nil {
 		return "", err
 	}
-	tmp, fi, err := writeTemp(ctx, root, own, dir, want, fill)
+	df, err := d.Open(".") // the directory itself: for O_TMPFILE, linkat and its fsync
+	if err != nil {
+		return "", s.writeErr(root, key, p, err)
+	}
+	defer df.Close()
+	if c.Kind == gateway.CondIfAbsent {
+		fi, ok, err := writeAnon(ctx, df, own, base, want, fill)
+		if err != nil {
+			return "", s.writeErr(root, key, p, err)
+		}
+		if ok {
+			if err := df.Sync(); err != nil {
+				return "", gateway.E(op, key, kindOf(err), fmt.Errorf("published, but syncing its directory: %w", err))
+			}
+			return version(fi), nil
+		}
+	}
+	tmp, fi, err := writeTemp(ctx, d, own, want, fill)
 	if err != nil {
 		return "", s.writeErr(root, key, p, err)
 	}
 	published := false
 	defer func() {
 		if !published {
-			root.Remove(tmp)
+			d.Remove(tmp)
 		}
 	}()
 
@@ -78,11 +100,11 @@ func (s *driver) write(ctx context.Context, key string, c gateway.Cond, want int
 		if err := ctx.Err(); err != nil {
 			return "", gateway.E(op, key, gateway.ErrUnavailable, err)
 		}
-		if err := root.Link(tmp, p); err != nil {
+		if err := d.Link(tmp, base); err != nil {
 			return "", s.writeErr(root, key, p, err)
 		}
 		published = true
-		if err := root.Remove(tmp); err != nil {
+		if err := d.Remove(tmp); err != nil {
 			return "", gateway.E(op, key, kindOf(err), fmt.Errorf("published, but removing the temp file: %w", err))
 		}
 	} else {
@@ -99,22 +121,47 @@ func (s *driver) write(ctx context.Context, key string, c gateway.Cond, want int
 		if err := ctx.Err(); err != nil {
 			return "", gateway.E(op, key, gateway.ErrUnavailable, err)
 		}
-		if err := root.Rename(tmp, p); err != nil {
+		if err := d.Rename(tmp, base); err != nil {
 			return "", s.writeErr(root, key, p, err)
 		}
 		published = true
 	}
-	if err := syncDir(root, dir); err != nil {
+	// One directory fsync makes the new name durable (and, on the create
+	// path, the temp's removal: the temp lived in the same directory).
+	if err := df.Sync(); err != nil {
 		return "", gateway.E(op, key, kindOf(err), fmt.Errorf("published, but syncing its directory: %w", err))
 	}
 	return version(fi), nil
 }
 
-// linkOut refuses a key whose own name is a symbolic link leading out of
-// the root (ErrInvalidKey, as for a key through one): publishing would
-// otherwise replace the link (rename) or call it an existing key (link).
-func linkOut(root *os.Root, op, key, p string) error {
-	fi, err := root.Lstat(p)
+// keyDir opens the directory dir of a key as a root of its own, creating
+// it (ensureDir) when missing; "." is root itself. Inside root, like
+// every name: a link out of root is refused.
+func keyDir(root *os.Root, own owner, dir string) (*os.Root, error) {
+	if dir == "." {
+		return root, nil
+	}
+	d, err := root.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = ensureDir(root, own, dir); err == nil {
+			d, err = root.OpenRoot(dir)
+		}
+	}
+	if err != nil {
+		if fi, serr := root.Stat(dir); serr == nil && !fi.IsDir() {
+			// os.Root says "not a directory" without the errno
+			err = &fs.PathError{Op: "open", Path: dir, Err: syscall.ENOTDIR}
+		}
+	}
+	return d, err
+}
+
+// linkOut refuses a key whose own name (base in its directory d) is a
+// symbolic link leading out of the root (ErrInvalidKey, as for a key
+// through one): publishing would otherwise replace the link (rename) or
+// call it an existing key (link).
+func linkOut(root, d *os.Root, op, key, p, base string) error {
+	fi, err := d.Lstat(base)
 	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		return nil
 	}
@@ -155,12 +202,12 @@ func (s *driver) writeErr(root *os.Root, key, p string, err error) error {
 	return gateway.E("put", key, writeKindOf(err), err)
 }
 
-// writeTemp writes a new temp file in dir with fill, checks its size,
-// stamps its modification time, fsyncs and closes it. It returns the temp
-// file's name and final info; on error the temp file is removed.
-func writeTemp(ctx context.Context, root *os.Root, own owner, dir string, want int64, fill func(io.Writer) (int64, error)) (_ string, fi fs.FileInfo, err error) {
-	name := filepath.Join(dir, tempPrefix+rand.Text())
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+// writeTemp writes a new temp file in the directory d with fill (see
+// fillTemp) and closes it. It returns the temp file's name and final info;
+// on error the temp file is removed.
+func writeTemp(ctx context.Context, d *os.Root, own owner, want int64, fill func(io.Writer) (int64, error)) (_ string, fi fs.FileInfo, err error) {
+	name := tempPrefix + rand.Text()
+	f, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return "", nil, err
 	}
@@ -168,37 +215,65 @@ func writeTemp(ctx context.Context, root *os.Root, own owner, dir string, want i
 	defer func() {
 		if err != nil {
 			f.Close() // may already be closed
-			root.Remove(name)
+			d.Remove(name)
 		}
 	}()
-	n, err := fill(f)
+	fi, err = fillTemp(ctx, f, want, fill, func(t time.Time) error { return d.Chtimes(name, t, t) })
 	if err != nil {
-		return "", nil, err
-	}
-	if want >= 0 && n != want {
-		return "", nil, fmt.Errorf("wrote %d of %d bytes: %w", n, want, io.ErrShortWrite)
-	}
-	// Stamp the version: a fresh nanosecond mtime on a fresh inode.
-	now := time.Now()
-	if err := root.Chtimes(name, now, now); err != nil {
-		return "", nil, err
-	}
-	if fi, err = f.Stat(); err != nil {
-		return "", nil, err
-	}
-	if fi.Size() != n {
-		return "", nil, fmt.Errorf("temp file holds %d bytes, wrote %d: %w", fi.Size(), n, io.ErrShortWrite)
-	}
-	if err := f.Sync(); err != nil {
 		return "", nil, err
 	}
 	if err := f.Close(); err != nil {
 		return "", nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return "", nil, err
+	return name, fi, ctx.Err()
+}
+
+// writeAnon writes an unnamed temp file in the directory dir with fill
+// (see fillTemp) and links it as base: a create-only publish. ok is false,
+// with nothing written, where unnamed files cannot be made (openAnon).
+func writeAnon(ctx context.Context, dir *os.File, own owner, base string, want int64, fill func(io.Writer) (int64, error)) (fi fs.FileInfo, ok bool, err error) {
+	f, ok, err := openAnon(dir)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
-	return name, fi, nil
+	defer f.Close()
+	own.file(f)
+	fi, err = fillTemp(ctx, f, want, fill, func(t time.Time) error { return os.Chtimes(anonPath(f), t, t) })
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		err = linkAnon(f, dir, base)
+	}
+	return fi, true, err
+}
+
+// fillTemp writes a temp file f with fill, checks its size, stamps its
+// modification time with stamp and makes its data durable (datasync). It
+// returns f's final info.
+func fillTemp(ctx context.Context, f *os.File, want int64, fill func(io.Writer) (int64, error), stamp func(time.Time) error) (fs.FileInfo, error) {
+	n, err := fill(f)
+	if err != nil {
+		return nil, err
+	}
+	if want >= 0 && n != want {
+		return nil, fmt.Errorf("wrote %d of %d bytes: %w", n, want, io.ErrShortWrite)
+	}
+	// Stamp the version: a fresh nanosecond mtime on a fresh inode.
+	if err := stamp(time.Now()); err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() != n {
+		return nil, fmt.Errorf("temp file holds %d bytes, wrote %d: %w", fi.Size(), n, io.ErrShortWrite)
+	}
+	if err := datasync(f); err != nil {
+		return nil, err
+	}
+	return fi, ctx.Err()
 }
 
 // ensureDir creates dir and its missing parents, gives each directory it

@@ -37,6 +37,13 @@ type storeBackend struct {
 
 	mu      sync.Mutex
 	guarded map[string]gateway.Store
+
+	// unmarked holds the buckets found by a listing without a marker (made
+	// outside the front door), which are looked up by listing at once.
+	// Only buckets that exist get in, so it stays as small as the store's
+	// top level; a marker written later (another replica) only costs the
+	// listing it would have saved.
+	unmarked sync.Map
 }
 
 func (b *storeBackend) String() string { return "ckgate" }
@@ -76,7 +83,24 @@ func detach(ctx context.Context) context.Context {
 	if !ok {
 		return context.Background()
 	}
-	return gateway.WithWriterProcess(context.WithValue(context.Background(), accountKey{}, acc), referrerProcess(ctx))
+	d := gateway.WithWriterProcess(context.WithValue(context.Background(), accountKey{}, acc), referrerProcess(ctx))
+	if bucket, ok := ctx.Value(bucketSeenKey{}).(string); ok {
+		d = context.WithValue(d, bucketSeenKey{}, bucket)
+	}
+	return d
+}
+
+// bucketSeenKey marks a request with the bucket its ACL check found, so
+// that the request's handler does not look for the bucket again (a listing
+// of the store per look).
+type bucketSeenKey struct{}
+
+// markBucket marks the request ctx (fasthttp's RequestCtx, whose values
+// live as long as the request) with bucket.
+func markBucket(ctx context.Context, bucket string) {
+	if rc, ok := ctx.(interface{ SetUserValue(key, value any) }); ok {
+		rc.SetUserValue(bucketSeenKey{}, bucket)
+	}
 }
 
 func objectKey(bucket, key string) string { return bucket + "/" + key }
@@ -105,22 +129,34 @@ func validBucket(bucket string) error {
 	return nil
 }
 
-// bucketExists reports whether bucket exists: its marker (one HEAD on an
-// object store), or else any key under bucket/ (a directory on the local
-// disk, or a prefix written without ckgate serve).
+// bucketExists reports whether any key lies under bucket/: its marker
+// (one Stat; one HEAD on an object store) or, for a bucket that is a
+// directory made outside the front door (or a prefix written without
+// ckgate serve), the first key of a listing (without the Stat once the
+// bucket is known to have no marker). A request whose ACL check found the
+// bucket is not asked again.
 func (b *storeBackend) bucketExists(ctx context.Context, bucket string) error {
 	if err := validBucket(bucket); err != nil {
 		return err
 	}
-	switch _, err := b.raw.Stat(ctx, objectKey(bucket, bucketMarker)); {
-	case err == nil:
+	if seen, _ := ctx.Value(bucketSeenKey{}).(string); seen == bucket {
 		return nil
-	case !errors.Is(err, gateway.ErrNotFound):
-		return s3Error(err)
+	}
+	_, unmarked := b.unmarked.Load(bucket)
+	if !unmarked {
+		switch _, err := b.raw.Stat(ctx, objectKey(bucket, bucketMarker)); {
+		case err == nil:
+			return nil
+		case !errors.Is(err, gateway.ErrNotFound):
+			return s3Error(err)
+		}
 	}
 	for _, err := range b.raw.List(ctx, bucket+"/") {
 		if err != nil {
 			return s3Error(err)
+		}
+		if !unmarked {
+			b.unmarked.Store(bucket, true)
 		}
 		return nil
 	}
@@ -193,13 +229,17 @@ func (b *storeBackend) HeadBucket(ctx context.Context, in *s3.HeadBucketInput) (
 // bucket from a missing key, so reading an existing object costs one store
 // request.
 func (b *storeBackend) GetBucketAcl(ctx context.Context, in *s3.GetBucketAclInput) ([]byte, error) {
+	bucket := str(in.Bucket)
 	if objectRead(ctx) {
-		if err := validBucket(str(in.Bucket)); err != nil {
+		if err := validBucket(bucket); err != nil {
 			return nil, err
 		}
-	} else if err := b.bucketExists(detach(ctx), str(in.Bucket)); err != nil {
+		return []byte(`{"Owner":"ckgate","Grantees":[]}`), nil
+	}
+	if err := b.bucketExists(detach(ctx), bucket); err != nil {
 		return nil, err
 	}
+	markBucket(ctx, bucket)
 	return []byte(`{"Owner":"ckgate","Grantees":[]}`), nil
 }
 

@@ -123,3 +123,37 @@ func TestServeRootOwnerRace(t *testing.T) {
 		}
 	}
 }
+
+// TestServeRootOwnerRecreated: a checkpoint deleted outside the front door
+// (an operator resetting the query, another replica) and started again by
+// another query belongs to that query, for a server that had seen the old
+// owner too: no server holds on to an owner the store no longer records.
+func TestServeRootOwnerRecreated(t *testing.T) {
+	ep, dir := serve(t)
+	ep2 := serveDir(t, dir) // a replica beside the first
+	ctx := context.Background()
+	orders := client(ep, "ORDERSJOB", "orders-secret-0123456789")
+	if err := s3aCommit(ctx, orders, "q1/metadata", `{"id":"q1"}`, "m"); err != nil {
+		t.Fatalf("metadata: %v", err)
+	}
+	if err := s3aCommit(ctx, orders, "q1/offsets/0", "v1\n{}\n0", "o"); err != nil {
+		t.Fatalf("offsets/0: %v", err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "ckpt", "q1")); err != nil {
+		t.Fatal(err)
+	}
+	billing := client(ep2, "BILLINGJOB", "billing-secret-0123456789")
+	if err := s3aCommit(ctx, billing, "q1/metadata", `{"id":"q1b"}`, "m"); err != nil {
+		t.Fatalf("the new query's metadata: %v", err)
+	}
+	if o := readOwner(t, dir, "q1"); o.Principal != "billing-job" {
+		t.Fatalf("owner record %+v, want billing-job", o)
+	}
+	// The first query's zombie, through the server that saw it own q1.
+	wantOwnerRefusal(t, "old owner commits into the new query's root", s3aCommit(ctx, orders, "q1/offsets/0", "v1\n{}\n0", "z"))
+	_, err := orders.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String("q1/state/0/0/1.delta"), Body: strings.NewReader("x")})
+	wantOwnerRefusal(t, "old owner writes state into the new query's root", err)
+	if err := s3aCommit(ctx, billing, "q1/offsets/0", "v1\n{}\n0", "b"); err != nil {
+		t.Fatalf("the new owner commits offsets/0: %v", err)
+	}
+}

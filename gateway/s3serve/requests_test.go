@@ -1,0 +1,137 @@
+package s3serve_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/ckgate/ckgate/gateway"
+)
+
+// storeCalls records the store requests the front door makes while on.
+type storeCalls struct {
+	mu    sync.Mutex
+	on    bool
+	calls []string
+}
+
+func (r *storeCalls) wrap(s gateway.Store) gateway.Store {
+	return gateway.Intercept(s, func(ctx context.Context, c gateway.Call, next func(context.Context) error) error {
+		r.mu.Lock()
+		if r.on {
+			r.calls = append(r.calls, fmt.Sprintf("%s %s", c.Op, c.Key))
+		}
+		r.mu.Unlock()
+		return next(ctx)
+	})
+}
+
+// during returns the store requests f made.
+func (r *storeCalls) during(t *testing.T, f func() error) []string {
+	t.Helper()
+	r.mu.Lock()
+	r.on, r.calls = true, nil
+	r.mu.Unlock()
+	err := f()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.on = false
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.calls
+}
+
+// TestServeStoreRequestsPerObjectCall: a PUT, GET or HEAD of an object
+// outside any checkpoint asks the store about its bucket once (the
+// bucket's marker, one Stat), not once for versitygw's ACL check and once
+// more for the operation, and not with a listing.
+func TestServeStoreRequestsPerObjectCall(t *testing.T) {
+	var rec storeCalls
+	ep, _ := serveWrapped(t, rec.wrap)
+	c := client(ep, "ORDERSJOB", "orders-secret-0123456789")
+	ctx := context.Background()
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("data")}); err != nil {
+		t.Fatal(err)
+	}
+	look := "stat data/_ckgate/bucket"
+	for _, tc := range []struct {
+		name string
+		do   func() error
+		want []string
+	}{
+		{"put", func() error {
+			_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("data"), Key: aws.String("a/b"), Body: strings.NewReader("x")})
+			return err
+		}, []string{look, "put data/a/b"}},
+		{"get", func() error {
+			o, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("data"), Key: aws.String("a/b")})
+			if err == nil {
+				_, err = io.Copy(io.Discard, o.Body)
+				o.Body.Close()
+			}
+			return err
+		}, []string{look, "get data/a/b"}},
+		{"head", func() error {
+			_, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("data"), Key: aws.String("a/b")})
+			return err
+		}, []string{look, "stat data/a/b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := rec.during(t, tc.do); !slices.Equal(got, tc.want) {
+				t.Fatalf("store requests %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// A bucket that is a directory made outside the front door has no
+	// marker: it is found by the first key of a listing, once per request,
+	// and once it is known to have no marker, by the listing alone.
+	putK := func() error {
+		_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String("k"), Body: strings.NewReader("x")})
+		return err
+	}
+	if got, want := rec.during(t, putK), []string{"stat ckpt/_ckgate/bucket", "list ckpt/", "put ckpt/k"}; !slices.Equal(got, want) {
+		t.Fatalf("first request: store requests %q, want %q", got, want)
+	}
+	if got, want := rec.during(t, putK), []string{"list ckpt/", "put ckpt/k"}; !slices.Equal(got, want) {
+		t.Fatalf("later request: store requests %q, want %q", got, want)
+	}
+}
+
+// TestServeBucketLookupFollowsTheStore: what the front door learnt about a
+// bucket never outlives the bucket: one emptied and removed outside it is
+// gone (NoSuchBucket), and one made again by CreateBucket is there.
+func TestServeBucketLookupFollowsTheStore(t *testing.T) {
+	ep, dir := serve(t)
+	c := client(ep, "ORDERSJOB", "orders-secret-0123456789")
+	ctx := context.Background()
+	head := func() error {
+		_, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String("ckpt")})
+		return err
+	}
+	if err := head(); err != nil {
+		t.Fatalf("bucket made outside the front door: %v", err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "ckpt")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String("k"), Body: strings.NewReader("x")})
+	if code(err) != "NoSuchBucket" {
+		t.Fatalf("put into a removed bucket: %v, want NoSuchBucket", err)
+	}
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("ckpt")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := head(); err != nil {
+		t.Fatalf("bucket made again: %v", err)
+	}
+}
