@@ -105,6 +105,17 @@ type planJSON struct {
 	Sinks []sinkPlan `json:"sinks,omitempty"`
 }
 
+// retentionOptions returns the policy (retentionPolicy) and the sinks
+// (sinkURLs) of a retention command on the checkpoint at url, checked.
+func retentionOptions(c *cli.Context, url string) (lifecycle.RetentionPolicy, []string, error) {
+	p, err := retentionPolicy(c)
+	if err != nil {
+		return p, nil, err
+	}
+	sinks, err := sinkURLs(c, url)
+	return p, sinks, err
+}
+
 // sinkURLs returns --sink, checked: each a different location, none the
 // checkpoint itself.
 func sinkURLs(c *cli.Context, checkpointURL string) ([]string, error) {
@@ -183,11 +194,7 @@ func (e *env) retentionPlan(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := retentionPolicy(c)
-	if err != nil {
-		return err
-	}
-	sinks, err := sinkURLs(c, a[0])
+	p, sinks, err := retentionOptions(c, a[0])
 	if err != nil {
 		return err
 	}
@@ -272,11 +279,7 @@ func (e *env) retentionApply(c *cli.Context) error {
 	if c.Int("concurrency") < 1 {
 		return usageErrorf(c, "--concurrency %d: want 1 or more", c.Int("concurrency"))
 	}
-	p, err := retentionPolicy(c)
-	if err != nil {
-		return err
-	}
-	sinks, err := sinkURLs(c, a[0])
+	p, sinks, err := retentionOptions(c, a[0])
 	if err != nil {
 		return err
 	}
