@@ -58,7 +58,7 @@ func (e *env) retentionCommand() *cli.Command {
 				Flags: append(append(retentionFlags(), policyFlags()...), decisionLogFlag(),
 					&cli.StringFlag{Name: "plan", Usage: "delete exactly what the reviewed plan `FILE` (retention plan --out) removes; refused (exit 3) if the checkpoint changed in a way that makes it unsafe"},
 					&cli.StringFlag{Name: "principal", Value: "ckgate-retention", Usage: "principal `ID` (kind retention)"},
-					&cli.IntFlag{Name: "concurrency", Value: lifecycle.DefaultApplyConcurrency, Usage: "at most `N` deletes at once"},
+					concurrencyFlag(lifecycle.DefaultApplyConcurrency, "at most `N` deletes at once"),
 					progressFlag()),
 				Action: e.retentionApply,
 			},
@@ -276,8 +276,8 @@ func (e *env) retentionApply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Int("concurrency") < 1 {
-		return usageErrorf(c, "--concurrency %d: want 1 or more", c.Int("concurrency"))
+	if err := checkConcurrency(c); err != nil {
+		return err
 	}
 	p, sinks, err := retentionOptions(c, a[0])
 	if err != nil {
