@@ -33,14 +33,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "try later", http.StatusServiceUnavailable)
 		return
 	}
-	var body struct {
-		Query   string
-		Batch   int64
-		Records []struct {
-			Key    string
-			Record json.RawMessage
-		}
-	}
+	var body sink.HTTPRequest
 	data, _ := io.ReadAll(r.Body)
 	if err := json.Unmarshal(data, &body); err != nil || r.Header.Get("Idempotency-Key") == "" {
 		http.Error(w, "bad request", http.StatusBadRequest)

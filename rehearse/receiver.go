@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ckgate/ckgate/engine/sink"
 )
 
 // Receiver is an in-process HTTP endpoint that stands in for the
@@ -66,15 +68,6 @@ func (r *Receiver) Close() error {
 	return err
 }
 
-type postBody struct {
-	Query   string `json:"query"`
-	Batch   int64  `json:"batch"`
-	Records []struct {
-		Key    string          `json:"key"`
-		Record json.RawMessage `json:"record"`
-	} `json:"records"`
-}
-
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodPost {
 		http.Error(w, "POST only", http.StatusMethodNotAllowed)
@@ -85,7 +78,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	var b postBody
+	var b sink.HTTPRequest
 	if err := json.Unmarshal(data, &b); err != nil {
 		http.Error(w, "body: "+err.Error(), http.StatusBadRequest)
 		return

@@ -44,7 +44,7 @@ func (e *env) archiveCommand() *cli.Command {
 			&cli.StringFlag{Name: "new", Usage: "with --fresh-start: the new, empty checkpoint root `URL` the query runs on (recorded in the marker)"},
 			&cli.StringFlag{Name: "reason", Usage: "why (required with --fresh-start): recorded in the marker and manifest"},
 			&cli.StringFlag{Name: "principal", Usage: "who archives, recorded and given to the policy (default: the OS user)"},
-			&cli.IntFlag{Name: "concurrency", Value: 8, Usage: "copy `N` keys at a time"},
+			concurrencyFlag(8, "copy `N` keys at a time"),
 			progressFlag(),
 			decisionLogFlag(),
 			formatFlag(),
@@ -100,8 +100,8 @@ func (e *env) archive(c *cli.Context) error {
 	if fresh && reason == "" {
 		return usageErrorf(c, "--fresh-start needs --reason TEXT (recorded in %s)", lifecycle.ArchivedKey)
 	}
-	if c.Int("concurrency") <= 0 {
-		return usageErrorf(c, "--concurrency %d: want a positive number", c.Int("concurrency"))
+	if err := checkConcurrency(c); err != nil {
+		return err
 	}
 	newRoot := c.String("new")
 	if newRoot != "" && !fresh {

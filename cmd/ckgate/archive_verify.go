@@ -23,7 +23,7 @@ func (e *env) archiveVerifyCommand() *cli.Command {
 			"Exit status: 0 every file matches; 1 findings; 2 not an archive, a manifest that does not\n" +
 			"parse, or an archive that cannot be read.",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "concurrency", Value: 8, Usage: "read `N` files at a time"},
+			concurrencyFlag(8, "read `N` files at a time"),
 			formatFlag(),
 		},
 		Action: e.archiveVerify,
@@ -44,8 +44,8 @@ func (e *env) archiveVerify(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Int("concurrency") <= 0 {
-		return usageErrorf(c, "--concurrency %d: want a positive number", c.Int("concurrency"))
+	if err := checkConcurrency(c); err != nil {
+		return err
 	}
 	return e.withStore(c, a[0], func(st gateway.Store) error {
 		m, bad, err := lifecycle.VerifyArchive(c.Context, st, c.Int("concurrency"))

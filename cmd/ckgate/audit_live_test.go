@@ -92,26 +92,11 @@ func writeCheckpoint(t *testing.T, s gateway.Store) {
 	}
 }
 
-// s3Emulator starts versitygw with its credentials as the only ones the
-// CLI finds.
-func s3Emulator(t *testing.T) *emulator.S3Emulator {
-	emu, err := emulator.StartVersitygw(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	emu.SetEnv(t)
-	return emu
-}
-
 func s3Client(emu *emulator.S3Emulator, endpoint string) *s3.Client {
 	return s3.New(s3.Options{
 		Region: emu.Region, BaseEndpoint: aws.String(endpoint), UsePathStyle: true,
 		Credentials: credentials.NewStaticCredentialsProvider(emu.AccessKey, emu.SecretKey, ""),
 	})
-}
-
-// s3URL is the bucket's URL through endpoint.
-func s3URL(emu *emulator.S3Emulator, bucket, endpoint string) string {
-	return "s3://" + bucket + "?" + url.Values{"endpoint": {endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
 }
 
 // expireCheckpoints is the lifecycle rule of the tests: the checkpoint's
@@ -232,14 +217,6 @@ func TestAuditLiveS3(t *testing.T) {
 			rep.wantOnly(t, r, cp, tc.id, tc.sev, tc.says...)
 		})
 	}
-}
-
-// gcsEmulator starts fake-gcs-server.
-func gcsEmulator(t *testing.T) *emulator.GCSEmulator {
-	emu, err := emulator.StartFakeGCS(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	return emu
 }
 
 // gcsClient returns a client of host (the emulator or a proxy of it), set

@@ -1,28 +1,14 @@
 package main
 
 import (
-	"context"
-	"crypto/rand"
 	"encoding/json"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/ckgate/ckgate/internal/emulator"
 )
 
 // The store commands on every URL kind, against the real emulators: the
 // same script of commands and exit statuses for file, s3, gs and az.
-
-func bucketName() string { return "ckgate-" + strings.ToLower(rand.Text()[:12]) }
-
-func startCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 func TestStoreCommandsFile(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "bucket")
@@ -31,15 +17,13 @@ func TestStoreCommandsFile(t *testing.T) {
 
 func TestStoreCommandsS3(t *testing.T) {
 	emu := s3Emulator(t)
-	q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
+	q := s3Query(emu, emu.Endpoint).Encode()
 	b := bucketName()
 	storeScript(t, "s3://"+b+"?"+q, "s3://"+b+"/team/q1?"+q)
 }
 
 func TestStoreCommandsGCS(t *testing.T) {
-	emu, err := emulator.StartFakeGCS(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
+	emu := gcsEmulator(t)
 	t.Setenv("STORAGE_EMULATOR_HOST", emu.Host)
 	b := bucketName()
 	storeScript(t, "gs://"+b+"?project=ckgate-test", "gs://"+b+"/team/q1")
@@ -49,20 +33,6 @@ func TestStoreCommandsAzure(t *testing.T) {
 	account, q := azurite(t)
 	c := bucketName()
 	storeScript(t, "az://"+account+"/"+c+"?"+q, "az://"+account+"/"+c+"/team/q1?"+q)
-}
-
-// azurite starts Azurite with the environment pointing the Azure backend
-// at it (the shared key, no other credential) and returns its account and
-// the URL query (endpoint) that reaches it.
-func azurite(t *testing.T) (account, query string) {
-	t.Helper()
-	emu, err := emulator.StartAzurite(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "")
-	t.Setenv("AZURE_STORAGE_SAS_TOKEN", "")
-	t.Setenv("AZURE_STORAGE_KEY", emu.Key)
-	return emu.Account, url.Values{"endpoint": {emu.ServiceURL}}.Encode()
 }
 
 // storeScript makes the bucket at bucketURL and drives a checkpoint under

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,7 +65,7 @@ func TestConcurrentWriters(t *testing.T) {
 		env := []string{"AWS_ACCESS_KEY_ID=" + emu.AccessKey, "AWS_SECRET_ACCESS_KEY=" + emu.SecretKey,
 			"AWS_SESSION_TOKEN=", "AWS_PROFILE=", "AWS_CONFIG_FILE=" + none, "AWS_SHARED_CREDENTIALS_FILE=" + none,
 			"AWS_EC2_METADATA_DISABLED=true"}
-		q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
+		q := s3Query(emu, emu.Endpoint).Encode()
 		b := bucketName()
 		dir := t.TempDir()
 		mb := startChild(t, dir, env, "store", "mb", "s3://"+b+"?"+q)

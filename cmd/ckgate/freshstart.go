@@ -48,7 +48,7 @@ func (e *env) freshStartCommand() *cli.Command {
 			&cli.StringFlag{Name: "topic", Usage: "with --from-timestamp: the `TOPIC` (default: the one in URL's _ckgate/plan.json)"},
 			&cli.StringFlag{Name: "reason", Usage: "why (required): recorded in both roots"},
 			&cli.StringFlag{Name: "principal", Usage: "who, recorded and given to the policy (default: the OS user)"},
-			&cli.IntFlag{Name: "concurrency", Value: 8, Usage: "copy `N` keys at a time"},
+			concurrencyFlag(8, "copy `N` keys at a time"),
 			decisionLogFlag(),
 			formatFlag(),
 		}, policyFlags()...),
@@ -72,8 +72,9 @@ func (e *env) freshStart(c *cli.Context) error {
 		return usageErrorf(c, "--reason TEXT is required (recorded in both roots)")
 	case (c.String("from-offsets") == "") == (c.String("from-timestamp") == ""):
 		return usageErrorf(c, "give one boundary: --from-offsets JSON or --from-timestamp TIME")
-	case c.Int("concurrency") <= 0:
-		return usageErrorf(c, "--concurrency %d: want a positive number", c.Int("concurrency"))
+	}
+	if err := checkConcurrency(c); err != nil {
+		return err
 	}
 	if err := apart(c, "URL", a[0], "--archive-to", dest, "--new", newRoot); err != nil {
 		return err

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"net/url"
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/stores"
-	"github.com/ckgate/ckgate/internal/emulator"
 )
 
 // The classes of the hostile suite that apply to object stores, against
@@ -17,15 +15,13 @@ import (
 
 func TestHostileS3(t *testing.T) {
 	emu := s3Emulator(t)
-	q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
+	q := s3Query(emu, emu.Endpoint).Encode()
 	b := bucketName()
 	hostileCloud(t, "s3://"+b+"?"+q, func(p string) string { return "s3://" + b + "/" + p + "?" + q })
 }
 
 func TestHostileGCS(t *testing.T) {
-	emu, err := emulator.StartFakeGCS(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
+	emu := gcsEmulator(t)
 	t.Setenv("STORAGE_EMULATOR_HOST", emu.Host)
 	b := bucketName()
 	hostileCloud(t, "gs://"+b+"?project=ckgate-test", func(p string) string { return "gs://" + b + "/" + p })

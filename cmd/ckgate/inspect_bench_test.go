@@ -153,7 +153,7 @@ func BenchmarkInspect10k(b *testing.B) {
 			"AWS_CONFIG_FILE": filepath.Join(b.TempDir(), "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(b.TempDir(), "none")} {
 			b.Setenv(k, v)
 		}
-		q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
+		q := s3Query(emu, emu.Endpoint).Encode()
 		raw := "s3://ckgate-bench-inspect/team/q1?" + q
 		u, err := url.Parse(raw)
 		if err != nil {

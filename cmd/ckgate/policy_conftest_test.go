@@ -7,60 +7,28 @@ import (
 	"testing"
 )
 
-// conftestDir writes a user policy dir with rules written the conftest
-// way (deny and warn sets of string and object messages) and their tests.
+// userPolicy writes the Rego module rego as dir/policy/file and returns
+// the policy directory, dir/policy.
+func userPolicy(t *testing.T, dir, file, rego string) string {
+	t.Helper()
+	pol := filepath.Join(dir, "policy")
+	if err := os.MkdirAll(pol, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pol, file), []byte(rego), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return pol
+}
+
+// conftestDir copies testdata/conftest into a new directory: a user
+// policy with rules written the conftest way (deny and warn sets of string
+// and object messages) and their tests.
 func conftestDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	files := map[string]string{
-		"team.rego": `package ckgate.gateway.rules.team
-
-deny contains msg if {
-	input.action == "put"
-	endswith(input.location, ".exe")
-	msg := sprintf("no executables in the lake: %s", [input.location])
-}
-
-deny contains {"msg": "no temporary files", "code": "TEAM-007"} if {
-	input.action == "put"
-	endswith(input.location, ".tmp")
-}
-
-warn contains msg if {
-	input.action == "put"
-	endswith(input.location, ".bak")
-	msg := "a backup file: keep it out of the lake"
-}
-`,
-		"team_test.rego": `package ckgate.gateway.rules.team_test
-
-import data.ckgate.gateway
-import data.ckgate.gateway.rules.team
-
-put(loc) := {"action": "put", "key": "x", "location": loc, "path": loc, "root": "", "roots": [], "scope": "s3://b", "cond": "if-absent", "principal": {"id": "alice", "kind": "admin"}}
-
-test_exe_denied if {
-	some msg in team.deny with input as put("s3://b/a.exe")
-	startswith(msg, "no executables")
-	not gateway.decision.allow with input as put("s3://b/a.exe")
-}
-
-test_tmp_denied_by_code if {
-	d := gateway.decision with input as put("s3://b/a.tmp")
-	{v.id | some v in d.deny} == {"TEAM-007"}
-}
-
-test_bak_warned if {
-	d := gateway.decision with input as put("s3://b/a.bak")
-	d.allow
-	count(d.warn) == 1
-}
-`,
-	}
-	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "conftest"))); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
@@ -127,16 +95,14 @@ func TestPolicyTestRefusesWhatOPAOrTheGatewayWould(t *testing.T) {
 // warn lets it write and shows the warning for each such file.
 func TestRunConftestStyleRules(t *testing.T) {
 	dir, sp := demoDir(t)
-	pol := filepath.Join(dir, "policy")
-	os.MkdirAll(pol, 0o755)
-	os.WriteFile(filepath.Join(pol, "out.rego"), []byte(`package ckgate.gateway.rules.outfreeze
+	pol := userPolicy(t, dir, "out.rego", `package ckgate.gateway.rules.outfreeze
 
 deny contains msg if {
 	input.action == "put"
 	contains(input.location, "/demo/out/")
 	msg := sprintf("output is frozen: %s", [input.location])
 }
-`), 0o644)
+`)
 	r := runCLI(t, dir, "run", "--policy", pol, "--checkpoint", "demo/checkpoint", "--available-now", sp)
 	r.wantErr(t, 4, "rule outfreeze: output is frozen")
 	if got := listTree(t, filepath.Join(dir, "demo", "out")); len(got) != 0 {
@@ -144,9 +110,7 @@ deny contains msg if {
 	}
 
 	dir, sp = demoDir(t) // a fresh demo: nothing of the refused run's
-	pol = filepath.Join(dir, "policy")
-	os.MkdirAll(pol, 0o755)
-	os.WriteFile(filepath.Join(pol, "out.rego"), []byte(`package ckgate.gateway.rules.outfreeze
+	pol = userPolicy(t, dir, "out.rego", `package ckgate.gateway.rules.outfreeze
 
 warn contains {"msg": "output written during the freeze", "code": "ORG-W1"} if {
 	input.action == "put"
@@ -154,7 +118,7 @@ warn contains {"msg": "output written during the freeze", "code": "ORG-W1"} if {
 }
 
 warn contains "opened during the freeze" if input.action == "open"
-`), 0o644)
+`)
 	r = runCLI(t, dir, "run", "--policy", pol, "--checkpoint", "demo/checkpoint", "--available-now", sp)
 	r.want(t, 0)
 	if !strings.Contains(r.stderr, "ckgate: warning: policy: put file://") || !strings.Contains(r.stderr, "rule ORG-W1 (outfreeze): output written during the freeze") {

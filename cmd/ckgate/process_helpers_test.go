@@ -258,14 +258,7 @@ func newEffectReceiver(t *testing.T) (*effectReceiver, string) {
 }
 
 func (rc *effectReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Query   string `json:"query"`
-		Batch   int64  `json:"batch"`
-		Records []struct {
-			Key    string          `json:"key"`
-			Record json.RawMessage `json:"record"`
-		} `json:"records"`
-	}
+	var body sink.HTTPRequest
 	data, err := io.ReadAll(r.Body)
 	idem := r.Header.Get("Idempotency-Key")
 	if err != nil || json.Unmarshal(data, &body) != nil || idem == "" || len(body.Records) == 0 ||

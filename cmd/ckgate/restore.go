@@ -32,7 +32,7 @@ func (e *env) restoreCommand() *cli.Command {
 			"(or restored already); 4 denied by policy.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "principal", Usage: "who restores, recorded and given to the policy (default: the OS user)"},
-			&cli.IntFlag{Name: "concurrency", Value: 8, Usage: "copy and check `N` files at a time"},
+			concurrencyFlag(8, "copy and check `N` files at a time"),
 			decisionLogFlag(),
 			formatFlag(),
 		}, policyFlags()...),
@@ -45,8 +45,8 @@ func (e *env) restore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Int("concurrency") <= 0 {
-		return usageErrorf(c, "--concurrency %d: want a positive number", c.Int("concurrency"))
+	if err := checkConcurrency(c); err != nil {
+		return err
 	}
 	if err := apart(c, "ARCHIVE", a[0], "DEST", a[1]); err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -228,11 +227,7 @@ func TestRestoreInterrupted(t *testing.T) {
 // Archive, verify and restore on S3 (versitygw): the archive and the
 // restored root in one bucket, and a restore from it back to the disk.
 func TestRestoreS3(t *testing.T) {
-	emu := s3Emulator(t)
-	q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
-	b := bucketName()
-	at := func(p string) string { return "s3://" + b + "/" + p + "?" + q }
-	ckgate(t, Options{}, "", "store", "mb", "s3://"+b+"?"+q).want(t, 0)
+	_, at := s3Bucket(t, s3Emulator(t))
 	src := filepath.Join(t.TempDir(), "ck")
 	if err := os.CopyFS(src, os.DirFS(restoreFixture)); err != nil {
 		t.Fatal(err)

@@ -58,7 +58,7 @@ func (e *env) retentionCommand() *cli.Command {
 				Flags: append(append(retentionFlags(), policyFlags()...), decisionLogFlag(),
 					&cli.StringFlag{Name: "plan", Usage: "delete exactly what the reviewed plan `FILE` (retention plan --out) removes; refused (exit 3) if the checkpoint changed in a way that makes it unsafe"},
 					&cli.StringFlag{Name: "principal", Value: "ckgate-retention", Usage: "principal `ID` (kind retention)"},
-					&cli.IntFlag{Name: "concurrency", Value: lifecycle.DefaultApplyConcurrency, Usage: "at most `N` deletes at once"},
+					concurrencyFlag(lifecycle.DefaultApplyConcurrency, "at most `N` deletes at once"),
 					progressFlag()),
 				Action: e.retentionApply,
 			},
@@ -103,6 +103,17 @@ type sinkPlan struct {
 type planJSON struct {
 	*lifecycle.RetentionResult
 	Sinks []sinkPlan `json:"sinks,omitempty"`
+}
+
+// retentionOptions returns the policy (retentionPolicy) and the sinks
+// (sinkURLs) of a retention command on the checkpoint at url, checked.
+func retentionOptions(c *cli.Context, url string) (lifecycle.RetentionPolicy, []string, error) {
+	p, err := retentionPolicy(c)
+	if err != nil {
+		return p, nil, err
+	}
+	sinks, err := sinkURLs(c, url)
+	return p, sinks, err
 }
 
 // sinkURLs returns --sink, checked: each a different location, none the
@@ -183,11 +194,7 @@ func (e *env) retentionPlan(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := retentionPolicy(c)
-	if err != nil {
-		return err
-	}
-	sinks, err := sinkURLs(c, a[0])
+	p, sinks, err := retentionOptions(c, a[0])
 	if err != nil {
 		return err
 	}
@@ -269,14 +276,10 @@ func (e *env) retentionApply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Int("concurrency") < 1 {
-		return usageErrorf(c, "--concurrency %d: want 1 or more", c.Int("concurrency"))
-	}
-	p, err := retentionPolicy(c)
-	if err != nil {
+	if err := checkConcurrency(c); err != nil {
 		return err
 	}
-	sinks, err := sinkURLs(c, a[0])
+	p, sinks, err := retentionOptions(c, a[0])
 	if err != nil {
 		return err
 	}

@@ -89,8 +89,8 @@ func (e *env) retentionApplyPlan(c *cli.Context) error {
 			return usageErrorf(c, "--%s with --plan: the plan file fixes the policy it was made with", f)
 		}
 	}
-	if c.Int("concurrency") < 1 {
-		return usageErrorf(c, "--concurrency %d: want 1 or more", c.Int("concurrency"))
+	if err := checkConcurrency(c); err != nil {
+		return err
 	}
 	name := c.String("plan")
 	data, err := gateway.ReadRegularFile(name, lifecycle.MaxPlanFileBytes)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,7 +17,6 @@ import (
 	"github.com/ckgate/ckgate/engine/demo"
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/stores"
-	"github.com/ckgate/ckgate/internal/emulator"
 )
 
 // childEnv makes the test binary run the CLI with its arguments instead of
@@ -86,11 +84,8 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 		}
 	})
 	t.Run("s3", func(t *testing.T) {
-		emu, err := emulator.StartVersitygw(startCtx(t))
-		emulator.Require(t, err)
-		t.Cleanup(emu.Stop)
-		emu.SetEnv(t)
-		q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
+		emu := s3Emulator(t)
+		q := s3Query(emu, emu.Endpoint).Encode()
 		for _, sinkKind := range []string{"files", "http", "delta"} {
 			t.Run(sinkKind, func(t *testing.T) {
 				b := bucketName()
@@ -129,6 +124,16 @@ type killFigures struct {
 	resent                                   int // http sink: records sent again under their key (recognised by the receiver)
 }
 
+// add counts one run of killRun.
+func (f *killFigures) add(kills, procs, lost, dup, resent int) {
+	f.runs++
+	f.kills += kills
+	f.processes += procs
+	f.lost += lost
+	f.duplicated += dup
+	f.resent += resent
+}
+
 func killSoak(t *testing.T, runs int, cell killCell) {
 	seed := wireSeed(t)
 	r := rand.New(rand.NewPCG(seed, 1))
@@ -143,12 +148,7 @@ func killSoak(t *testing.T, runs int, cell killCell) {
 	}()
 	for run := range runs {
 		kills, procs, lost, dup, resent := killRun(t, r, cell, run, want)
-		f.runs++
-		f.resent += resent
-		f.kills += kills
-		f.processes += procs
-		f.lost += lost
-		f.duplicated += dup
+		f.add(kills, procs, lost, dup, resent)
 		if lost+dup > 0 {
 			t.Fatalf("run %d (seed %d): after %d kills the sink lost %d sessions and duplicated %d", run, seed, kills, lost, dup)
 		}

@@ -3,26 +3,13 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
-
-// listTree lists the files under dir (relative paths); none for a missing dir.
-func listTree(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
-			out = append(out, rel)
-		}
-		return nil
-	})
-	return out
-}
 
 // A checkpoint root that is another known query's root is refused before
 // anything is written: no metadata, no writer record, no output.
@@ -55,21 +42,27 @@ func TestRunRefusesSharedCheckpointRoot(t *testing.T) {
 	runCLI(t, dir, "run", "--format", "json", "--data", data, "--checkpoint", "demo/checkpoint", "--available-now", sp).want(t, 0)
 }
 
+// denyPuts writes dir/policy/RULES.rego: package rules denies, as rule id
+// (name), every put whose path holds part, with the message "msg: PATH".
+// It returns the policy directory.
+func denyPuts(t *testing.T, dir, rules, id, name, msg, part string) string {
+	t.Helper()
+	return userPolicy(t, dir, rules+".rego", fmt.Sprintf(`package ckgate.gateway.rules.%s
+
+deny contains {"id": %q, "name": %q, "severity": "deny", "msg": sprintf("%s: %%s", [input.path])} if {
+	input.action == "put"
+	contains(input.path, %q)
+}
+`, rules, id, name, msg, part))
+}
+
 // A user policy that refuses the commit log stops the run at the first
 // commit with exit 4 naming the rule; the decision log records every
 // decision; without the policy the next run finishes the batch and the
 // output equals a run that was never refused.
 func TestRunWritesOnlyWhatThePolicyAllows(t *testing.T) {
 	dir, sp := demoDir(t)
-	pol := filepath.Join(dir, "policy")
-	os.MkdirAll(pol, 0o755)
-	os.WriteFile(filepath.Join(pol, "freeze.rego"), []byte(`package ckgate.gateway.rules.freeze
-
-deny contains {"id": "ORG-001", "name": "commit-freeze", "severity": "deny", "msg": sprintf("commits are frozen: %s", [input.path])} if {
-	input.action == "put"
-	contains(input.path, "/commits/")
-}
-`), 0o644)
+	pol := denyPuts(t, dir, "freeze", "ORG-001", "commit-freeze", "commits are frozen", "/commits/")
 	dlog := filepath.Join(dir, "decisions.jsonl")
 	r := runCLI(t, dir, "run", "--format", "json", "--policy", pol, "--decision-log", dlog, "--checkpoint", "demo/checkpoint", "--available-now", sp)
 	r.wantErr(t, 4, "ORG-001", "commits are frozen")
@@ -150,15 +143,7 @@ func sinkLines(t *testing.T, dir string) []string {
 // directory stops the run before any output file exists.
 func TestRunSinkWritesAreDecided(t *testing.T) {
 	dir, sp := demoDir(t)
-	pol := filepath.Join(dir, "policy")
-	os.MkdirAll(pol, 0o755)
-	os.WriteFile(filepath.Join(pol, "out.rego"), []byte(`package ckgate.gateway.rules.outfreeze
-
-deny contains {"id": "ORG-002", "name": "output-freeze", "severity": "deny", "msg": sprintf("output is frozen: %s", [input.path])} if {
-	input.action == "put"
-	contains(input.path, "/demo/out/")
-}
-`), 0o644)
+	pol := denyPuts(t, dir, "outfreeze", "ORG-002", "output-freeze", "output is frozen", "/demo/out/")
 	r := runCLI(t, dir, "run", "--format", "json", "--policy", pol, "--checkpoint", "demo/checkpoint", "--available-now", sp)
 	r.wantErr(t, 4, "ORG-002", "output is frozen")
 	if got := listTree(t, filepath.Join(dir, "demo", "out")); len(got) != 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,14 +56,10 @@ func TestRunWarnsOnNonEmptyDirectory(t *testing.T) {
 // the bucket, the one below by listing the new root's prefix; nothing is
 // written to the bucket.
 func TestRunRefusesRootInsideOrAboveCheckpointS3(t *testing.T) {
-	emu := s3Emulator(t)
-	q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
-	b := bucketName()
-	at := func(prefix string) string { return "s3://" + b + "/" + prefix + "?" + q }
-	ckgate(t, Options{}, "", "store", "mb", "s3://"+b+"?"+q).want(t, 0)
+	b, at := s3Bucket(t, s3Emulator(t))
 	ckgate(t, Options{}, `{"id":"9538ada3-a233-4697-8b02-cc66250189a3"}`, "store", "put", "-", at("team/q1"), "metadata").want(t, 0)
 	dir, sp := demoDir(t)
-	listing := func() string { return ckgate(t, Options{}, "", "store", "ls", "-r", "s3://"+b+"?"+q).stdout }
+	listing := func() string { return ckgate(t, Options{}, "", "store", "ls", "-r", at("")).stdout }
 	before := listing()
 	for _, tc := range []struct{ root, rel string }{{"team/q1/sub", "inside"}, {"team", "above"}} {
 		r := runCLI(t, dir, "run", "--format", "text", "--checkpoint", at(tc.root), "--batches", "1", sp)

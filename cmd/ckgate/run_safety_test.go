@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -32,27 +31,6 @@ func demoSpecWith(t *testing.T, dir, name string, repl ...string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// unchangedTree fails t unless after is before, lock files included.
-func unchangedTree(t *testing.T, what string, before, after map[string]string) {
-	t.Helper()
-	if maps.Equal(before, after) {
-		return
-	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			t.Errorf("%s created %s", what, k)
-		}
-	}
-	for k, v := range before {
-		if w, ok := after[k]; !ok {
-			t.Errorf("%s removed %s", what, k)
-		} else if w != v {
-			t.Errorf("%s changed %s", what, k)
-		}
-	}
-	t.FailNow()
 }
 
 // A typo'd files source path is refused: never created, nothing written,

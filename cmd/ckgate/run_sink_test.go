@@ -81,6 +81,25 @@ func seq(from, to int) []int {
 	return s
 }
 
+// wantSinkRows fails unless the sink dir/out holds exactly the rows want.
+func wantSinkRows(t *testing.T, dir string, want []int) {
+	t.Helper()
+	if got := manifestRows(t, filepath.Join(dir, "out")); !slices.Equal(got, want) {
+		t.Fatalf("sink rows %v, want %v", got, want)
+	}
+}
+
+// wantSinkOwner fails unless the latest record of dir/out's owner log is
+// entry n: the query of checkpoint dir/ck, from batch offset on, for a
+// reason that says why.
+func wantSinkOwner(t *testing.T, dir string, n int64, ck string, offset int64, why string) {
+	t.Helper()
+	o, got := sinkOwner(t, filepath.Join(dir, "out"))
+	if got != n || o.QueryID != testQueryID(t, filepath.Join(dir, ck)) || o.BatchOffset != offset || !strings.Contains(o.Reason, why) {
+		t.Fatalf("owner record %+v (entry %d), want %s's query at offset %d (entry %d, %q)", o, got, ck, offset, n, why)
+	}
+}
+
 // sinkOwner returns the owner log's latest record of dir/out.
 func sinkOwner(t *testing.T, out string) (*checkpoint.SinkOwner, int64) {
 	t.Helper()
@@ -132,9 +151,7 @@ func TestRunSinkOwnedByAnotherQuery(t *testing.T) {
 	if files := treeOf(t, filepath.Join(dir, "ck2")); len(files) > 0 {
 		t.Fatalf("the refused query wrote into its checkpoint: %v", slices.Sorted(maps.Keys(files)))
 	}
-	if got := manifestRows(t, filepath.Join(dir, "out")); !slices.Equal(got, seq(0, 6)) {
-		t.Fatalf("sink rows %v after the refusal, want q1's 0..5", got)
-	}
+	wantSinkRows(t, dir, seq(0, 6))
 
 	r = runCLI(t, dir, "run", "--format", "text", "--checkpoint", "ck2", "--available-now", "--adopt-sink", sp2)
 	r.want(t, 0, "4 batches")
@@ -142,9 +159,7 @@ func TestRunSinkOwnedByAnotherQuery(t *testing.T) {
 		t.Fatalf("the adopting query's batches collided with the old manifest:\n%s", r.stdout)
 	}
 	want := append(seq(0, 6), seq(100, 104)...)
-	if got := manifestRows(t, filepath.Join(dir, "out")); !slices.Equal(got, want) {
-		t.Fatalf("sink rows %v, want both runs' %v", got, want)
-	}
+	wantSinkRows(t, dir, want)
 	q2 := testQueryID(t, filepath.Join(dir, "ck2"))
 	o, n := sinkOwner(t, filepath.Join(dir, "out"))
 	if n != 1 || o.QueryID != q2 || o.BatchOffset != 6 || o.From == nil || o.From.QueryID != q1 || !strings.Contains(o.Reason, "--adopt-sink") {
@@ -155,9 +170,7 @@ func TestRunSinkOwnedByAnotherQuery(t *testing.T) {
 	sinkQuery(t, dir, "q2", "in2", 104, 106)
 	runCLI(t, dir, "run", "--format", "text", "--checkpoint", "ck2", "--available-now", sp2).want(t, 0, "2 batches")
 	want = append(want, 104, 105)
-	if got := manifestRows(t, filepath.Join(dir, "out")); !slices.Equal(got, want) {
-		t.Fatalf("sink rows %v after the restart, want %v", got, want)
-	}
+	wantSinkRows(t, dir, want)
 	// the old owner is refused now, naming the new one
 	sinkQuery(t, dir, "q1", "in1", 6, 7)
 	runCLI(t, dir, "run", "--format", "text", "--checkpoint", "ck1", "--available-now", sp1).wantErr(t, 3, "owned by query "+q2, "/ck2")
@@ -207,13 +220,8 @@ func TestRunSinkWithoutOwnerRecordUpgrade(t *testing.T) {
 
 	sinkQuery(t, dir, "q1", "in1", 3, 5)
 	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck1", "--available-now", sp).want(t, 0)
-	if got := manifestRows(t, filepath.Join(dir, "out")); !slices.Equal(got, seq(0, 5)) {
-		t.Fatalf("sink rows %v, want 0..4", got)
-	}
-	o, n := sinkOwner(t, filepath.Join(dir, "out"))
-	if n != 0 || o.QueryID != testQueryID(t, filepath.Join(dir, "ck1")) || o.BatchOffset != 0 || !strings.Contains(o.Reason, "plan") {
-		t.Fatalf("owner record %+v (entry %d), want ck1's query at offset 0", o, n)
-	}
+	wantSinkRows(t, dir, seq(0, 5))
+	wantSinkOwner(t, dir, 0, "ck1", 0, "plan")
 }
 
 // A sink Spark wrote (a _spark_metadata log, no owner record) is refused
@@ -228,9 +236,7 @@ func TestRunSparkSinkNeedsAdoptSink(t *testing.T) {
 	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck", "--available-now", sp).
 		wantErr(t, 3, "up to batch 9", "no ckgate owner record", "--adopt-sink")
 	runCLI(t, dir, "run", "--format", "text", "--checkpoint", "ck", "--available-now", "--adopt-sink", sp).want(t, 0, "12 batches")
-	if got := manifestRows(t, filepath.Join(dir, "out")); !slices.Equal(got, seq(0, 12)) {
-		t.Fatalf("sink rows %v, want 0..11", got)
-	}
+	wantSinkRows(t, dir, seq(0, 12))
 	for _, name := range []string{"10", "18", "19.compact", "21"} {
 		if _, err := os.Stat(filepath.Join(dir, "out", checkpoint.SinkMetadataDir, name)); err != nil {
 			t.Fatalf("manifest %s: %v", name, err)
@@ -256,13 +262,8 @@ func TestRunFreshStartHandsTheSinkOver(t *testing.T) {
 	runCLI(t, dir, "fresh-start", "--new", "ck2", "--archive-to", "arch", "--reason", "INC-9", "--from-offsets", `{"batch":5}`, "ck").want(t, 0)
 	r := runCLI(t, dir, "run", "--format", "text", "--checkpoint", "ck2", "--available-now", sp)
 	r.want(t, 0, "3 batches")
-	if got := manifestRows(t, filepath.Join(dir, "out")); !slices.Equal(got, seq(0, 9)) {
-		t.Fatalf("sink rows %v, want 0..8", got)
-	}
-	o, n := sinkOwner(t, filepath.Join(dir, "out"))
-	if n != 1 || o.QueryID != testQueryID(t, filepath.Join(dir, "ck2")) || o.BatchOffset != 6 || !strings.Contains(o.Reason, "fresh start") {
-		t.Fatalf("owner record %+v (entry %d)", o, n)
-	}
+	wantSinkRows(t, dir, seq(0, 9))
+	wantSinkOwner(t, dir, 1, "ck2", 6, "fresh start")
 }
 
 // inspect --sink and audit report a checkpoint whose file sink another
@@ -350,9 +351,7 @@ func TestRunLegacySharedSinkVictimNotAutoAdopted(t *testing.T) {
 		wantErr(t, 3, "no ckgate owner record", "--adopt-sink")
 	runCLI(t, dir, "run", "--format", "json", "--checkpoint", "ck2", "--available-now", "--adopt-sink", sp).want(t, 0)
 	// ck2 read f-001 … f-003 (its batch 0 had f-000): every row is in the sink once per query
-	if got := manifestRows(t, filepath.Join(dir, "out")); !slices.Equal(got, []int{0, 1, 1, 2, 2, 3}) {
-		t.Fatalf("sink rows %v", got)
-	}
+	wantSinkRows(t, dir, []int{0, 1, 1, 2, 2, 3})
 	if o, _ := sinkOwner(t, filepath.Join(dir, "out")); o.QueryID != "0e4b1b6a-0000-4000-8000-00000000b0b2" || o.BatchOffset != 2 {
 		t.Fatalf("owner %+v, want ck2's query at offset 2 (its batch 1 is manifest 3)", o)
 	}

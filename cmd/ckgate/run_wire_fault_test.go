@@ -43,20 +43,12 @@ func TestRunSurvivesWireFaultsAndSIGKILL(t *testing.T) {
 		t.Skip("re-executes the CLI many times")
 	}
 	runs := wireRuns(t)
-	for _, cl := range []struct {
-		name  string
-		start func(t *testing.T) wireCloud
-	}{{"s3", wireS3}, {"gcs", wireGCS}, {"azure", wireAzure}} {
+	for _, cl := range wireClouds {
 		t.Run(cl.name, func(t *testing.T) {
 			wc := cl.start(t)
 			seed := wireSeed(t)
 			r := rand.New(rand.NewPCG(seed, 2))
-			p, err := faultproxy.Start(faultproxy.Options{Target: wc.target, Provider: wc.provider, RewriteHost: wc.rewriteHost,
-				Seed: seed})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { p.Close() })
+			p := wireProxy(t, wc, seed)
 			bucket := wc.bucket(t, p.URL(), bucketName())
 			ckgate(t, Options{}, "", "store", "mb", bucket.mb).want(t, 0)
 			p.SetRules(wireFaultRules()...)
@@ -83,12 +75,7 @@ func TestRunSurvivesWireFaultsAndSIGKILL(t *testing.T) {
 				sink := []string{"http", "delta"}[run%2]
 				p.SetRules(wireFaultRules()...)
 				kills, procs, lost, dup, resent := killRun(t, r, cell(sink), run, wireWant(t))
-				kf.runs++
-				kf.kills += kills
-				kf.processes += procs
-				kf.lost += lost
-				kf.duplicated += dup
-				kf.resent += resent
+				kf.add(kills, procs, lost, dup, resent)
 				if lost+dup > 0 {
 					t.Fatalf("run %d (%s sink): after %d kills and %d faults the sink lost %d sessions and duplicated %d", run, sink, kills, len(p.Events()), lost, dup)
 				}
@@ -161,22 +148,44 @@ type wireBucket struct {
 	env  []string                          // the children's environment
 }
 
+// wireClouds are the clouds the wire-fault tests run on, each on its
+// emulator.
+var wireClouds = []struct {
+	name  string
+	start func(t *testing.T) wireCloud
+}{{"s3", wireS3}, {"gcs", wireGCS}, {"azure", wireAzure}}
+
+// wireProxy starts the fault proxy (no rules yet) in front of wc's
+// emulator, closed when the test ends.
+func wireProxy(t *testing.T, wc wireCloud, seed uint64) *faultproxy.Proxy {
+	t.Helper()
+	p, err := faultproxy.Start(faultproxy.Options{Target: wc.target, Provider: wc.provider, RewriteHost: wc.rewriteHost, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
 func wireS3(t *testing.T) wireCloud {
-	emu, err := emulator.StartVersitygw(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	emu.SetEnv(t)
+	emu := s3Emulator(t)
 	return wireCloud{target: emu.Endpoint, provider: faultproxy.S3, bucket: func(t *testing.T, base, b string) wireBucket {
-		q := url.Values{"endpoint": {base}, "path_style": {"true"}, "region": {emu.Region}, "try_timeout": {wireTryTimeout}}.Encode()
+		q := wireS3Query(emu, base)
 		return wireBucket{mb: "s3://" + b + "?" + q,
 			root: func(run int, what string) string { return fmt.Sprintf("s3://%s/run-%d/%s?%s", b, run, what, q) }}
 	}}
 }
 
+// wireS3Query is the URL query that reaches emu through endpoint (the
+// proxy) with the short per-try timeout of the wire-fault runs.
+func wireS3Query(emu *emulator.S3Emulator, endpoint string) string {
+	q := s3Query(emu, endpoint)
+	q.Set("try_timeout", wireTryTimeout)
+	return q.Encode()
+}
+
 func wireGCS(t *testing.T) wireCloud {
-	emu, err := emulator.StartFakeGCS(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
+	emu := gcsEmulator(t)
 	return wireCloud{target: "http://" + emu.Host, provider: faultproxy.GCS, rewriteHost: true, bucket: func(t *testing.T, base, b string) wireBucket {
 		// The children and this process's reconciliation both go through
 		// the proxy (the rules are off by then).
@@ -188,12 +197,7 @@ func wireGCS(t *testing.T) wireCloud {
 }
 
 func wireAzure(t *testing.T) wireCloud {
-	emu, err := emulator.StartAzurite(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "")
-	t.Setenv("AZURE_STORAGE_SAS_TOKEN", "")
-	t.Setenv("AZURE_STORAGE_KEY", emu.Key)
+	emu := azureEmulator(t)
 	return wireCloud{target: strings.TrimSuffix(emu.ServiceURL, "/"+emu.Account), provider: faultproxy.Azure,
 		bucket: func(t *testing.T, base, c string) wireBucket {
 			q := url.Values{"endpoint": {base + "/" + emu.Account}, "try_timeout": {wireTryTimeout}}.Encode()

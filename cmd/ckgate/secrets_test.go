@@ -240,7 +240,7 @@ func secretsS3(t *testing.T, lc *leakCheck) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", user.SecretKey)
 	lc.add("S3 root secret key", emu.SecretKey)
 
-	q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
+	q := s3Query(emu, emu.Endpoint).Encode()
 	b := bucketName()
 	bucket := "s3://" + b + "?" + q
 	ck := "s3://" + b + "/ck?" + q
@@ -340,13 +340,9 @@ func secretsS3(t *testing.T, lc *leakCheck) {
 }
 
 func secretsAzure(t *testing.T, lc *leakCheck) {
-	emu, err := emulator.StartAzurite(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "")
-	t.Setenv("AZURE_STORAGE_SAS_TOKEN", "")
-	t.Setenv("AZURE_STORAGE_KEY", lc.add("Azure account key", emu.Key))
-	name := "ckgate" + strings.ToLower(bucketName()[7:])
+	emu := azureEmulator(t)
+	lc.add("Azure account key", emu.Key)
+	name := containerName()
 	q := "?endpoint=" + emu.ServiceURL
 	root := "az://" + emu.Account + "/" + name + q
 	ck := "az://" + emu.Account + "/" + name + "/ck" + q

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +16,6 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/filestore"
 	"github.com/ckgate/ckgate/gateway/stores"
-	"github.com/ckgate/ckgate/internal/emulator"
 	"github.com/ckgate/ckgate/policy"
 	"github.com/ckgate/ckgate/validate"
 )
@@ -28,58 +25,6 @@ import (
 // (Secrets in output: secrets_test.go. The store packages test the same
 // rules below the CLI: gateway/storetest, gateway/filestore, policy,
 // validate.)
-
-// snapshotTree returns path → content of every regular file under dir,
-// and the link targets of its symbolic links.
-func snapshotTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	m := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			m[p] = "-> " + target
-			return err
-		case d.Type().IsRegular():
-			b, err := os.ReadFile(p)
-			m[p] = string(b)
-			return err
-		case d.IsDir():
-			m[p+"/"] = ""
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-// sameTree compares two snapshots, leaving out the local store's lock
-// files (.ckgate-locks/), which every write may create.
-func sameTree(t *testing.T, what string, before, after map[string]string) {
-	t.Helper()
-	for _, m := range []map[string]string{before, after} {
-		for p := range m {
-			if strings.Contains(p, "/.ckgate-locks/") || strings.HasSuffix(p, "/.ckgate-locks") {
-				delete(m, p)
-			}
-		}
-	}
-	for p, v := range after {
-		if b, ok := before[p]; !ok || b != v {
-			t.Errorf("%s: %s changed or appeared", what, p)
-		}
-	}
-	for p := range before {
-		if _, ok := after[p]; !ok {
-			t.Errorf("%s: %s disappeared", what, p)
-		}
-	}
-}
 
 // TestLocalKeysOutOfRootRefused: through `ckgate store put/cat/rm/ls` and
 // through filestore directly, keys with "..", absolute keys, and keys
@@ -260,14 +205,7 @@ func TestPolicyEvaluationErrorDenies(t *testing.T) {
 			r = ckgate(t, Options{}, "", "archive", "--policy", pol, "--decision-log", dlog, src, dest)
 			r.wantErr(t, ExitDenied)
 			sameTree(t, "archive source under a failing policy", srcBefore, snapshotTree(t, src))
-			var written []string
-			filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && !strings.Contains(p, ".ckgate-locks") {
-					written = append(written, p)
-				}
-				return nil
-			})
-			if len(written) > 0 {
+			if written := keysLeft(dest); len(written) > 0 {
 				t.Errorf("archive wrote under a failing policy: %v", written)
 			}
 			wantFailClosed(t, dlog)
@@ -378,28 +316,15 @@ func TestValidateAccessLeavesNoProbeKey(t *testing.T) {
 		check(t, t.TempDir(), nil, root)
 	})
 	t.Run("s3", func(t *testing.T) {
-		emu, err := emulator.StartVersitygw(startCtx(t))
-		emulator.Require(t, err)
-		t.Cleanup(emu.Stop)
-		emu.SetEnv(t)
-		q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
-		b := bucketName()
-		ckgate(t, Options{}, "", "store", "mb", "s3://"+b+"?"+q).want(t, 0)
-		check(t, t.TempDir(), nil, "s3://"+b+"/team/q1?"+q)
+		_, at := s3Bucket(t, s3Emulator(t))
+		check(t, t.TempDir(), nil, at("team/q1"))
 	})
 	// A principal that may write but not delete: the probe keys cannot go,
 	// the run fails, and its report names what is left, which is all that
 	// is left.
 	t.Run("azure without delete", func(t *testing.T) {
-		emu, err := emulator.StartAzurite(startCtx(t))
-		emulator.Require(t, err)
-		t.Cleanup(emu.Stop)
-		t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "")
-		t.Setenv("AZURE_STORAGE_SAS_TOKEN", "")
-		t.Setenv("AZURE_STORAGE_KEY", emu.Key)
-		name := "ckgate" + strings.ToLower(bucketName()[7:])
-		raw := "az://" + emu.Account + "/" + name + "/ck?endpoint=" + emu.ServiceURL
-		ckgate(t, Options{}, "", "store", "mb", raw).want(t, 0)
+		emu := azureEmulator(t)
+		name, raw := azureContainer(t, emu)
 		cred, err := container.NewSharedKeyCredential(emu.Account, emu.Key)
 		if err != nil {
 			t.Fatal(err)

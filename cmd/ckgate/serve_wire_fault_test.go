@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"path"
 	"strings"
 	"sync"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/stores"
-	"github.com/ckgate/ckgate/internal/emulator"
 	"github.com/ckgate/ckgate/internal/faultproxy"
 )
 
@@ -40,19 +38,14 @@ const (
 // entry holds that driver's whole body (no partial object, never a second
 // winner's), and no temp is left.
 func TestServeUnderWireFaults(t *testing.T) {
-	emu, err := emulator.StartVersitygw(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	emu.SetEnv(t)
+	emu := s3Emulator(t)
 	p, err := faultproxy.Start(faultproxy.Options{Target: emu.Endpoint, Provider: faultproxy.S3, Seed: wireSeed(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
 	b := bucketName()
-	query := func(endpoint string) string {
-		return url.Values{"endpoint": {endpoint}, "path_style": {"true"}, "region": {emu.Region}, "try_timeout": {wireTryTimeout}}.Encode()
-	}
+	query := func(endpoint string) string { return wireS3Query(emu, endpoint) }
 	ckgate(t, Options{}, "", "store", "mb", "s3://"+b+"?"+query(p.URL())).want(t, 0)
 	ep, _ := serveOn(t, "s3://"+b+"?"+query(p.URL()), serveCreds)
 	c := s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(ep), UsePathStyle: true,

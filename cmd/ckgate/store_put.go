@@ -68,9 +68,9 @@ func (e *env) storePut(c *cli.Context) error {
 			n int64
 		)
 		if stream {
-			counted := &countingReader{r: io.MultiReader(bytes.NewReader(head), in)}
+			counted := &gateway.CountingReader{R: io.MultiReader(bytes.NewReader(head), in)}
 			v, err = s.PutStream(c.Context, key, counted, cond)
-			n = counted.n
+			n = counted.N
 		} else {
 			v, err = s.Put(c.Context, key, head, cond)
 			n = int64(len(head))
@@ -112,15 +112,4 @@ func (e *env) openInput(name string) (r io.Reader, size int64, closeFn func(), e
 		size = st.Size()
 	}
 	return f, size, func() { f.Close() }, nil
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 
-	"github.com/ckgate/ckgate/internal/emulator"
 	"github.com/ckgate/ckgate/internal/testproc"
 	"github.com/ckgate/ckgate/validate"
 )
@@ -66,14 +65,7 @@ func TestValidateAccessLocal(t *testing.T) {
 		t.Errorf("junit: %+v, %v\n%s", suites, err, r.stdout)
 	}
 	// Nothing left but the (empty) probe directory.
-	var left []string
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !strings.Contains(p, ".ckgate-locks") {
-			left = append(left, p)
-		}
-		return nil
-	})
-	if len(left) > 0 {
+	if left := keysLeft(root); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
 	}
 }
@@ -190,17 +182,8 @@ func TestValidateAccessAsUser(t *testing.T) {
 // TestValidateAccessAzureSAS: through the CLI flag, a read+list SAS is
 // refused at PUT by Azurite with its code, and the token never shows.
 func TestValidateAccessAzureSAS(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	emu, err := emulator.StartAzurite(ctx)
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "")
-	t.Setenv("AZURE_STORAGE_KEY", emu.Key)
-	t.Setenv("AZURE_STORAGE_SAS_TOKEN", "")
-	name := "ckgate" + strings.ToLower(bucketName()[7:])
-	raw := "az://" + emu.Account + "/" + name + "/ck?endpoint=" + emu.ServiceURL
-	ckgate(t, Options{}, "", "store", "mb", raw).want(t, 0)
+	emu := azureEmulator(t)
+	name, raw := azureContainer(t, emu)
 
 	cred, err := container.NewSharedKeyCredential(emu.Account, emu.Key)
 	if err != nil {

@@ -28,18 +28,10 @@ import (
 // After each run the backend is listed directly (not through the proxy):
 // no probe key is left.
 func TestValidateAccessUnderWireFaults(t *testing.T) {
-	for _, cl := range []struct {
-		name  string
-		start func(t *testing.T) wireCloud
-	}{{"s3", wireS3}, {"gcs", wireGCS}, {"azure", wireAzure}} {
+	for _, cl := range wireClouds {
 		t.Run(cl.name, func(t *testing.T) {
 			wc := cl.start(t)
-			p, err := faultproxy.Start(faultproxy.Options{Target: wc.target, Provider: wc.provider, RewriteHost: wc.rewriteHost,
-				Seed: wireSeed(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { p.Close() })
+			p := wireProxy(t, wc, wireSeed(t))
 			name := bucketName()
 			ckgate(t, Options{}, "", "store", "mb", wc.bucket(t, p.URL(), name).mb).want(t, 0)
 

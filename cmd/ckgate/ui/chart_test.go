@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,5 +73,49 @@ func TestChartsMarkWhatWentWrong(t *testing.T) {
 	}
 	if cs["duration"].Exact || !strings.Contains(cs["duration"].FullDesc(), "Estimated") {
 		t.Fatalf("the duration chart must say it is an estimate: %s", cs["duration"].FullDesc())
+	}
+}
+
+// TestProgressCharts: what the engine recorded in commits/N becomes four
+// exact charts per batch (rows, rate, late rows, state rows), each series
+// named and holding the batches that have progress; a batch without
+// progress (Spark's) and one without a duration add no rate point.
+func TestProgressCharts(t *testing.T) {
+	bs := []checkpoint.Batch{
+		{ID: 0, Progress: &checkpoint.BatchProgress{InputRows: 10, OutputRows: 4, LateRowsDropped: 1, LateRowsAccepted: 2, StateRows: 7,
+			DurationMs: map[string]int64{"addBatch": 1500, "walCommit": 500}}},
+		{ID: 1},
+		{ID: 2, Progress: &checkpoint.BatchProgress{InputRows: 6, OutputRows: 6, StateRows: 9}},
+	}
+	type series struct {
+		name string
+		ps   []Point
+	}
+	want := []struct {
+		id, unit string
+		series   []series
+	}{
+		{"rows", "rows", []series{{"input rows", []Point{{0, 10}, {2, 6}}}, {"output rows", []Point{{0, 4}, {2, 6}}}}},
+		{"rate", "rows/s", []series{{"rows/s", []Point{{0, 5}}}}},
+		{"late", "rows", []series{{"dropped by the watermark", []Point{{0, 1}, {2, 0}}}, {"late but accepted", []Point{{0, 2}, {2, 0}}}}},
+		{"staterows", "rows", []series{{"state rows", []Point{{0, 7}, {2, 9}}}}},
+	}
+	got := progressCharts(bs)
+	if len(got) != len(want) {
+		t.Fatalf("%d charts, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		c := got[i]
+		if c.ID != w.id || c.Unit != w.unit || !c.Exact || c.XLabel != "batch" || c.Title == "" || c.Desc == "" || len(c.Series) != len(w.series) {
+			t.Fatalf("chart %d: %+v, want %s in %s with %d series", i, c, w.id, w.unit, len(w.series))
+		}
+		for j, s := range w.series {
+			if c.Series[j].Name != s.name || !slices.Equal(c.Series[j].Points, s.ps) || c.Series[j].Total != len(s.ps) {
+				t.Errorf("chart %s series %d: %q %v (total %d), want %q %v", c.ID, j, c.Series[j].Name, c.Series[j].Points, c.Series[j].Total, s.name, s.ps)
+			}
+		}
+	}
+	if progressCharts(bs[1:2]) != nil {
+		t.Error("charts drawn for a checkpoint without recorded progress")
 	}
 }

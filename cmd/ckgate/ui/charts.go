@@ -142,21 +142,36 @@ func progressCharts(bs []checkpoint.Batch) []*Chart {
 	if len(inRows) == 0 {
 		return nil
 	}
-	rows := &Chart{ID: "rows", Title: "Rows in and out", Unit: "rows", Exact: true, XLabel: "batch",
-		Desc: "Rows read from the source and rows handed to the sink per batch, as ckgate's engine recorded them in commits/N (kept across restarts)."}
-	rows.addSeries("input rows", inRows)
-	rows.addSeries("output rows", outRows)
-	pr := &Chart{ID: "rate", Title: "Process rate", Unit: "rows/s", Exact: true, XLabel: "batch",
-		Desc: "Input rows divided by the batch's recorded processing time (its phases up to the commit), from commits/N."}
-	pr.addSeries("rows/s", rate)
-	late := &Chart{ID: "late", Title: "Late rows", Unit: "rows", Exact: true, XLabel: "batch",
-		Desc: "Rows at or below the batch watermark (dropped, Spark's rule) and rows above it but inside the delay window (accepted), from commits/N."}
-	late.addSeries("dropped by the watermark", dropped)
-	late.addSeries("late but accepted", accepted)
-	st := &Chart{ID: "staterows", Title: "State rows", Unit: "rows", Exact: true, XLabel: "batch",
-		Desc: "Rows held in state after each batch, from commits/N."}
-	st.addSeries("state rows", stateRows)
-	return []*Chart{rows, pr, late, st}
+	return []*Chart{
+		progressChart("rows", "Rows in and out", "rows",
+			"Rows read from the source and rows handed to the sink per batch, as ckgate's engine recorded them in commits/N (kept across restarts).",
+			namedPoints{"input rows", inRows}, namedPoints{"output rows", outRows}),
+		progressChart("rate", "Process rate", "rows/s",
+			"Input rows divided by the batch's recorded processing time (its phases up to the commit), from commits/N.",
+			namedPoints{"rows/s", rate}),
+		progressChart("late", "Late rows", "rows",
+			"Rows at or below the batch watermark (dropped, Spark's rule) and rows above it but inside the delay window (accepted), from commits/N.",
+			namedPoints{"dropped by the watermark", dropped}, namedPoints{"late but accepted", accepted}),
+		progressChart("staterows", "State rows", "rows",
+			"Rows held in state after each batch, from commits/N.",
+			namedPoints{"state rows", stateRows}),
+	}
+}
+
+// namedPoints are the points of one series and its name.
+type namedPoints struct {
+	name string
+	ps   []Point
+}
+
+// progressChart is a chart per batch of what the engine recorded (exact),
+// with the series in the order given.
+func progressChart(id, title, unit, desc string, series ...namedPoints) *Chart {
+	c := &Chart{ID: id, Title: title, Unit: unit, Exact: true, XLabel: "batch", Desc: desc}
+	for _, s := range series {
+		c.addSeries(s.name, s.ps)
+	}
+	return c
 }
 
 // batchMarkers marks batches with offsets but no commit: the latest one
