@@ -73,7 +73,7 @@ type lister struct {
 	root   *os.Root
 	prefix string
 	yield  func(gateway.Attrs, error) bool
-	odd    func(string, fs.FileMode) bool // set: yield only non-regular files, to it
+	odd    func(string, fs.FileMode) bool   // set: yield only non-regular files, to it
 	skip   func(name string, dir bool) bool // set: what need not be read
 }
 
