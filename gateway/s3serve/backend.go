@@ -207,7 +207,19 @@ func (b *storeBackend) HeadObject(ctx context.Context, in *s3.HeadObjectInput) (
 	if err := readConds(a.Version, in.IfMatch, in.IfNoneMatch); err != nil {
 		return nil, err
 	}
-	return &s3.HeadObjectOutput{ContentLength: &a.Size, ETag: etag(a.Version), LastModified: &a.Modified}, nil
+	out := &s3.HeadObjectOutput{ContentLength: &a.Size, ETag: etag(a.Version), LastModified: &a.Modified, AcceptRanges: &acceptRanges}
+	if r := str(in.Range); r != "" {
+		// HEAD answers a Range as GET would: its length, or 416.
+		from, length, partial, err := vbackend.ParseObjectRange(a.Size, r)
+		if err != nil {
+			return nil, err
+		}
+		if partial {
+			cr := fmt.Sprintf("bytes %d-%d/%d", from, from+length-1, a.Size)
+			out.ContentLength, out.ContentRange = &length, &cr
+		}
+	}
+	return out, nil
 }
 
 // readConds applies If-Match / If-None-Match of a read: 412 and 304.
@@ -252,7 +264,7 @@ func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s
 			return nil, s3Error(err)
 		}
 	}
-	out := &s3.GetObjectOutput{ETag: etag(a.Version), LastModified: &a.Modified, ContentLength: &length}
+	out := &s3.GetObjectOutput{ETag: etag(a.Version), LastModified: &a.Modified, ContentLength: &length, AcceptRanges: &acceptRanges}
 	if partial {
 		cr := fmt.Sprintf("bytes %d-%d/%d", from, from+length-1, a.Size)
 		out.ContentRange = &cr
@@ -260,6 +272,9 @@ func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s
 	out.Body = readCloser{io.LimitReader(rc, length), rc}
 	return out, nil
 }
+
+// acceptRanges is the Accept-Ranges of every object: byte ranges.
+var acceptRanges = "bytes"
 
 // openRange opens name for a GET with the Range header hdr: from the
 // range's first byte when the header names it (one ranged read, nothing

@@ -26,7 +26,8 @@ type countingStore struct {
 	mu      sync.Mutex
 	streams map[string]int
 	ranges  []string
-	listed  int
+	listed  int // entries read through List
+	lists   int // List calls
 	pages   int
 	copies  int
 }
@@ -53,6 +54,9 @@ func (c *countingStore) GetRange(ctx context.Context, key string, off, n int64) 
 
 func (c *countingStore) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
 	return func(yield func(gateway.Attrs, error) bool) {
+		c.mu.Lock()
+		c.lists++
+		c.mu.Unlock()
 		for a, err := range c.Store.List(ctx, prefix) {
 			c.mu.Lock()
 			c.listed++
@@ -82,7 +86,7 @@ func (c *countingStore) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	clear(c.streams)
-	c.ranges, c.listed, c.pages, c.copies = nil, 0, 0, 0
+	c.ranges, c.listed, c.lists, c.pages, c.copies = nil, 0, 0, 0, 0
 }
 
 // TestServeRangeReadsTheRange: a GET with a Range reads the range from
