@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -44,9 +45,10 @@ func (b *Bucket) GetRange(ctx context.Context, key string, off, n int64) (io.Rea
 
 // ListPage is ListPage (the package function) on b: the driver's page
 // when it is a PageDriver (one page of requests), else its List read up
-// to the first entry past the page. Names are the caller's; an entry the
-// driver reports out of order, outside prefix or not after after is an
-// ErrUnavailable error, never passed on.
+// to the first entry past the page. Names are the caller's; a common
+// prefix the driver reports again at or before after (S3's start-after
+// inside it) is dropped; any other entry reported out of order, outside
+// prefix or not after after is an ErrUnavailable error, never passed on.
 func (b *Bucket) ListPage(ctx context.Context, prefix, delim, after string, max int) (Page, error) {
 	if err := checkPage(prefix, delim, max); err != nil {
 		return Page{}, err
@@ -93,6 +95,9 @@ func (b *Bucket) callerPage(prefix, full, after string, max int, pg Page) (Page,
 		}
 		return nil
 	}
+	// A service may report again the common prefix after is in (S3's
+	// start-after inside a common prefix): the caller has had it.
+	pg.Prefixes = slices.DeleteFunc(pg.Prefixes, func(p string) bool { return p <= after })
 	keys := make([]string, len(pg.Objects))
 	for i, a := range pg.Objects {
 		keys[i] = a.Key

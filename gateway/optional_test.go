@@ -113,11 +113,18 @@ func TestBucketRefusesBadPages(t *testing.T) {
 		"out of order":       {Objects: []gateway.Attrs{obj("p/q/b"), obj("p/q/a")}},
 		"not after after":    {Objects: []gateway.Attrs{obj("p/q/0")}},
 		"too long":           {Prefixes: []string{"p/q/x/", "p/q/y/", "p/q/z/"}},
+		"prefixes unordered": {Prefixes: []string{"p/q/y/", "p/q/x/"}},
 		"next going back":    {Objects: []gateway.Attrs{obj("p/q/x")}, Truncated: true, Next: "p/q/0"},
 	} {
 		b := gateway.NewBucket(badPageDriver{memstore.New().Driver(), pg}, "p")
 		_, err := b.ListPage(t.Context(), "q/", "/", "q/1", 2)
 		storetest.WantKeyKind(t, name, err, "q/", gateway.ErrUnavailable)
+	}
+	// The common prefix after is in, reported again, is dropped.
+	b := gateway.NewBucket(badPageDriver{memstore.New().Driver(), gateway.Page{Prefixes: []string{"p/q/1/", "p/q/2/"}}}, "p")
+	pg, err := b.ListPage(t.Context(), "q/", "/", "q/1/x", 2)
+	if err != nil || len(pg.Prefixes) != 1 || pg.Prefixes[0] != "q/2/" {
+		t.Fatalf("page %+v, %v; want only q/2/", pg, err)
 	}
 }
 
