@@ -11,8 +11,10 @@ import (
 // copy) are answered by every Store: GetRange, ListPage and Copy call the
 // Store's own method when it has one (a Bucket always has; it uses its
 // driver's native operation or the same fallback), and fall back to the
-// required methods otherwise, so a decorator (metrics, faults, Intercept,
-// WithPrefix) stays correct without implementing them. The fallbacks cost
+// required methods otherwise, so a decorator stays correct without
+// implementing them. Intercept (and so Metrics.Wrap and Faults.Wrap)
+// passes each on as one call (a copy is the put of its destination), and
+// an authorized store decides a copy as that put. The fallbacks cost
 // what they say: GetRange reads and discards the bytes before off, ListPage
 // lists from the start of prefix up to the page's end, Copy streams src
 // through ckgate (GetStream then PutStream).

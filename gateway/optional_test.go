@@ -192,3 +192,39 @@ func TestAuthorizedCopyIsDecidedAsAPut(t *testing.T) {
 		t.Fatalf("denied copy behind a decorator: %v after %d decisions", err, len(r.calls))
 	}
 }
+
+// TestInterceptedOptionalCalls: through an interceptor (metrics, faults) a
+// ranged read, a page and a copy are one call each, a copy seen as the put
+// of its destination, and a fault refuses it before the store is touched.
+func TestInterceptedOptionalCalls(t *testing.T) {
+	ctx := context.Background()
+	ms := memstore.New()
+	if _, err := ms.Put(ctx, "src", []byte("0123456789"), gateway.None()); err != nil {
+		t.Fatal(err)
+	}
+	m, err := gateway.NewMetrics(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Wrap(ms, "mem")
+	rc, _, err := gateway.GetRange(ctx, s, "src", 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.Close()
+	if _, err := gateway.ListPage(ctx, s, "", "/", "", 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gateway.Copy(ctx, s, "src", "dst", "", gateway.IfAbsent()); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Requests(); got[gateway.OpGet] != 1 || got[gateway.OpList] != 1 || got[gateway.OpPut] != 1 || len(got) != 3 {
+		t.Fatalf("requests %v, want one get, one list, one put", got)
+	}
+	f := gateway.NewFaults(gateway.Fault{Op: gateway.OpPut, Prefix: "dst2", Nth: 1, Action: gateway.FailBefore})
+	_, err = gateway.Copy(ctx, f.Wrap(ms), "src", "dst2", "", gateway.IfAbsent())
+	storetest.WantKeyKind(t, "copy under a fault", err, "dst2", gateway.ErrUnavailable)
+	if _, err := ms.Stat(ctx, "dst2"); !errors.Is(err, gateway.ErrNotFound) {
+		t.Fatalf("a copy refused by a fault wrote: %v", err)
+	}
+}

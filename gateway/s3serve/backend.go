@@ -381,21 +381,23 @@ func (b *storeBackend) CopyObject(ctx context.Context, in s3response.CopyObjectI
 		return s3response.CopyObjectOutput{}, s3err.APIError{Code: "NotImplemented", Description: "copy of an object onto itself (metadata replacement)", HTTPStatusCode: 501}
 	}
 	key, src := storedKey(key), objectKey(srcBucket, storedKey(srcKey))
+	// The source conditions are checked on a HEAD of the source (S3's
+	// quoted ETags against the store's versions), and the version they
+	// were checked on is the copy's source version: a source changed
+	// since then fails the copy.
 	var srcVer gateway.Version
-	if m := in.CopySourceIfMatch; m != nil && strings.TrimSpace(*m) != "*" {
-		srcVer = unquote(*m)
-	}
-	if in.CopySourceIfNoneMatch != nil {
+	if in.CopySourceIfMatch != nil || in.CopySourceIfNoneMatch != nil {
 		a, err := b.raw.Stat(ctx, src)
 		if err != nil {
 			return s3response.CopyObjectOutput{}, s3Error(err)
 		}
-		if unquote(*in.CopySourceIfNoneMatch) == unquote(string(a.Version)) || strings.TrimSpace(*in.CopySourceIfNoneMatch) == "*" {
+		if err := readConds(a.Version, in.CopySourceIfMatch, nil); err != nil {
+			return s3response.CopyObjectOutput{}, err
+		}
+		if m := in.CopySourceIfNoneMatch; m != nil && (unquote(*m) == unquote(string(a.Version)) || strings.TrimSpace(*m) == "*") {
 			return s3response.CopyObjectOutput{}, s3err.GetAPIError(s3err.ErrPreconditionFailed)
 		}
-		if srcVer == "" {
-			srcVer = a.Version // the version the condition was checked on
-		}
+		srcVer = a.Version
 	}
 	cond, err := putCond(key, nil, nil)
 	if err != nil {
