@@ -32,8 +32,9 @@ func testCopy(t *testing.T, s gateway.Store) {
 	WantKeyKind(t, "copy of a stale src version", err, "offsets/.0.tmp", gateway.ErrPrecondition)
 	wantAbsent(t, s, "offsets/1")
 
-	// IfMatch on dst: stale refuses, current replaces.
-	_, err = gateway.Copy(ctx, s, "offsets/.0.tmp", "offsets/0", vs2, gateway.IfMatch(vs))
+	// IfMatch on dst: stale refuses, current replaces. (vs2 is the version
+	// of other bytes: on S3 a version is the content's MD5.)
+	_, err = gateway.Copy(ctx, s, "offsets/.0.tmp", "offsets/0", vs2, gateway.IfMatch(vs2))
 	WantKeyKind(t, "copy onto a stale dst version", err, "offsets/0", gateway.ErrPrecondition)
 	wantObject(t, s, "offsets/0", []byte("v1\n{}"), v)
 	_, err = gateway.Copy(ctx, s, "offsets/.0.tmp", "never", "", gateway.IfMatch(v))
