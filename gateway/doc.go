@@ -27,7 +27,8 @@
 // WithPrefix), wrapping each error once as an *Error naming the caller's
 // key, and the closed guard. Every backend here is such a driver (filestore,
 // s3store, gcsstore, azstore, memstore); memstore is the whole of one in
-// under 200 lines. Metrics, faults, policy and logging are decorators over
+// under 200 lines, and its optional ranged read, page and copy (see
+// # Ranges, pages and copies) in 60 more. Metrics, faults, policy and logging are decorators over
 // any Store (Metrics.Wrap, Faults.Wrap, WithAuthorizer, Intercept), never a
 // backend's concern. A driver that writes conditionally puts a fresh write
 // id into each object's metadata and settles a refusal with Refused.Settle
