@@ -142,6 +142,23 @@ func TestServeRangeReadsTheRange(t *testing.T) {
 	if status(err) != 416 {
 		t.Fatalf("a range past the end: %v, want 416", err)
 	}
+
+	// UploadPartCopy with a source range reads the range only, too.
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("ckpt"), Key: aws.String("data/tail")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.reset()
+	if _, err := c.UploadPartCopy(ctx, &s3.UploadPartCopyInput{Bucket: aws.String("ckpt"), Key: aws.String("data/tail"), UploadId: up.UploadId,
+		PartNumber: aws.Int32(1), CopySource: aws.String("ckpt/data/part-0.parquet"), CopySourceRange: aws.String("bytes=1000000-1048575")}); err != nil {
+		t.Fatalf("upload part copy: %v", err)
+	}
+	if len(cs.ranges) != 1 || cs.ranges[0] != "ckpt/data/part-0.parquet 1000000 48576" || cs.streams["ckpt/data/part-0.parquet"] != 0 {
+		t.Fatalf("upload part copy: ranged reads %q and %d whole streams of the source", cs.ranges, cs.streams["ckpt/data/part-0.parquet"])
+	}
+	if _, err := c.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: aws.String("ckpt"), Key: aws.String("data/tail"), UploadId: up.UploadId}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestServeListPagesAPageAtATime: listing 2,500 keys 1,000 at a time reads
