@@ -109,8 +109,8 @@ func HoldsNoBatch(ctx context.Context, cp gateway.Store) (bool, error) {
 			if err != nil {
 				return false, fmt.Errorf("list %s: %w", dir, err)
 			}
-			if segs := strings.Split(a.Key, "/"); dir == checkpoint.StateDir+"/" && len(segs) >= 3 && segs[2] == "_metadata" {
-				continue
+			if segs := strings.Split(a.Key, "/"); dir == checkpoint.StateDir+"/" && len(segs) >= 3 && segs[2] == "_metadata" || gateway.IsDirMarker(a.Key) {
+				continue // operator metadata, or a directory marker (Hadoop's mkdirs)
 			}
 			return false, nil
 		}

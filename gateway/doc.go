@@ -27,13 +27,40 @@
 // WithPrefix), wrapping each error once as an *Error naming the caller's
 // key, and the closed guard. Every backend here is such a driver (filestore,
 // s3store, gcsstore, azstore, memstore); memstore is the whole of one in
-// under 200 lines. Metrics, faults, policy and logging are decorators over
+// under 200 lines, and its optional ranged read, page and copy (see
+// # Ranges, pages and copies) in 60 more. Metrics, faults, policy and logging are decorators over
 // any Store (Metrics.Wrap, Faults.Wrap, WithAuthorizer, Intercept), never a
 // backend's concern. A driver that writes conditionally puts a fresh write
 // id into each object's metadata and settles a refusal with Refused.Settle
 // (see # Errors). The new backend then runs the conformance suite,
 // storetest.Run, raw and prefixed, and its own tests check kinds with
 // storetest.WantKind and WantKeyKind.
+//
+// # Ranges, pages and copies
+//
+// Every Store answers a ranged read (GetRange), one page of a listing
+// with a start-after and a delimiter (ListPage) and a copy with a
+// destination condition and a source version (Copy). A Bucket uses its
+// driver's native operation when the driver has one (RangeDriver,
+// PageDriver, CopyDriver: memstore and filestore have all three) and
+// otherwise falls back to the required methods; the package functions do
+// the same for any Store, so decorators stay correct without forwarding
+// them. A page costs one page on a native driver (the continuation of a
+// listing never rescans what came before); Next of a truncated page, given
+// as the next page's after, continues it, even when it is a common prefix.
+// An authorized store decides a copy exactly as a PutStream of its
+// destination.
+//
+// # Directory markers
+//
+// Hadoop's mkdirs on S3 writes an empty object named like a directory
+// ("offsets/"), which no Store key can be (a key never ends in '/'). Such
+// a marker is stored as the ordinary key DirMarkerKey(dir), dir plus
+// "/" + DirMarkerName ("offsets/.dir.ckgate"), and DirMarker maps it back.
+// It works on every store alike, is listed like any key, and deleting it
+// leaves the directory's other keys. Its name starts with '.', so Spark and
+// Hadoop skip it as hidden; ckgate's checkpoint readers ignore it, and
+// retention keeps it as a file outside the layout.
 //
 // # Errors
 //

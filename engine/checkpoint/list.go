@@ -174,8 +174,8 @@ func newIndex() *index {
 }
 
 func (x *index) add(a gateway.Attrs) {
-	if _, dup := x.byKey[a.Key]; dup {
-		return
+	if _, dup := x.byKey[a.Key]; dup || gateway.IsDirMarker(a.Key) {
+		return // a directory marker (Hadoop's mkdirs, through serve) is no file of the checkpoint
 	}
 	e := classify(a)
 	p := &e

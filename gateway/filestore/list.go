@@ -25,7 +25,7 @@ import (
 // not exist lists nothing; a missing root is ErrNotFound.
 func (s *driver) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
 	return func(yield func(gateway.Attrs, error) bool) {
-		s.walk(ctx, prefix, yield, nil)
+		s.walk(ctx, prefix, yield, nil, nil)
 	}
 }
 
@@ -38,13 +38,15 @@ func (s *driver) NonRegular(ctx context.Context, prefix string) iter.Seq2[gatewa
 			return yield(gateway.NonRegularEntry{}, err)
 		}, func(key string, m fs.FileMode) bool {
 			return yield(gateway.NonRegularEntry{Key: key, Mode: m}, nil)
-		})
+		}, nil)
 	}
 }
 
 // walk lists prefix: regular files go to yield, unless odd is set, in which
 // case only the non-regular ones go to odd (errors always go to yield).
-func (s *driver) walk(ctx context.Context, prefix string, yield func(gateway.Attrs, error) bool, odd func(string, fs.FileMode) bool) {
+// When skip is set, a file (by key) or directory (by key plus '/') it
+// reports is passed over without being read.
+func (s *driver) walk(ctx context.Context, prefix string, yield func(gateway.Attrs, error) bool, odd func(string, fs.FileMode) bool, skip func(name string, dir bool) bool) {
 	if err := gateway.ValidatePrefix(prefix); err != nil {
 		yield(gateway.Attrs{}, err)
 		return
@@ -62,7 +64,7 @@ func (s *driver) walk(ctx context.Context, prefix string, yield func(gateway.Att
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
 		start = prefix[:i]
 	}
-	l := &lister{ctx: ctx, root: root, prefix: prefix, yield: yield, odd: odd}
+	l := &lister{ctx: ctx, root: root, prefix: prefix, yield: yield, odd: odd, skip: skip}
 	l.walk(start)
 }
 
@@ -71,7 +73,8 @@ type lister struct {
 	root   *os.Root
 	prefix string
 	yield  func(gateway.Attrs, error) bool
-	odd    func(string, fs.FileMode) bool // set: yield only non-regular files, to it
+	odd    func(string, fs.FileMode) bool   // set: yield only non-regular files, to it
+	skip   func(name string, dir bool) bool // set: what need not be read
 }
 
 type listEntry struct {
@@ -161,6 +164,9 @@ func (l *lister) walk(dir string) bool {
 	slices.SortFunc(ents, func(a, b listEntry) int { return strings.Compare(a.sortKey, b.sortKey) })
 
 	for _, e := range ents {
+		if l.skip != nil && l.skip(e.sortKey, e.dir) {
+			continue
+		}
 		if e.dir {
 			if !l.walk(e.key) {
 				return false

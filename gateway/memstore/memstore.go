@@ -116,6 +116,11 @@ func (d *driver) List(_ context.Context, prefix string) iter.Seq2[gateway.Attrs,
 func (d *driver) Put(_ context.Context, key string, data []byte, c gateway.Cond) (gateway.Version, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.putLocked(key, data, c)
+}
+
+// putLocked is Put with d.mu held.
+func (d *driver) putLocked(key string, data []byte, c gateway.Cond) (gateway.Version, error) {
 	o, ok := d.objs[key]
 	switch {
 	case c.Kind == gateway.CondIfAbsent && ok:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -104,6 +105,11 @@ func markBucket(ctx context.Context, bucket string) {
 }
 
 func objectKey(bucket, key string) string { return bucket + "/" + key }
+
+// refusedKey reports whether a client's object key is one no client may
+// name: the front door's reserved keys, and a directory marker's store
+// name (a client writes a marker as "dir/", see storedKey).
+func refusedKey(key string) bool { return reservedKey(key) || gateway.IsDirMarker(key) }
 
 // etag is v as an S3 ETag, quoted once: a store's version may carry the
 // quotes already (s3store keeps S3's own ETags quoted).
@@ -290,10 +296,10 @@ func (b *storeBackend) HeadObject(ctx context.Context, in *s3.HeadObjectInput) (
 	if err := validBucket(bucket); err != nil {
 		return nil, err
 	}
-	if reservedKey(key) {
+	if refusedKey(key) {
 		return nil, b.missing(ctx, bucket, gateway.ErrNotFound)
 	}
-	a, err := b.raw.Stat(ctx, objectKey(bucket, key))
+	a, err := b.raw.Stat(ctx, objectKey(bucket, storedKey(key)))
 	if err != nil {
 		return nil, b.missing(ctx, bucket, err)
 	}
@@ -305,7 +311,7 @@ func (b *storeBackend) HeadObject(ctx context.Context, in *s3.HeadObjectInput) (
 		return nil, err
 	}
 	out := &s3.HeadObjectOutput{ContentLength: &length, ContentRange: cr, ETag: etag(a.Version), LastModified: &a.Modified,
-		ContentType: aws.String(defaultContentType), AcceptRanges: aws.String("bytes")}
+		ContentType: aws.String(defaultContentType), AcceptRanges: &acceptRanges}
 	return out, nil
 }
 
@@ -337,10 +343,10 @@ func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s
 	if err := validBucket(bucket); err != nil {
 		return nil, err
 	}
-	if reservedKey(key) {
+	if refusedKey(key) {
 		return nil, b.missing(ctx, bucket, gateway.ErrNotFound)
 	}
-	rc, a, err := b.raw.GetStream(ctx, objectKey(bucket, key))
+	rc, a, start, err := b.openRange(ctx, objectKey(bucket, storedKey(key)), str(in.Range))
 	if err != nil {
 		return nil, b.missing(ctx, bucket, err)
 	}
@@ -348,25 +354,58 @@ func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s
 		rc.Close()
 		return nil, err
 	}
-	start, length, partial, err := vbackend.ParseObjectRange(a.Size, str(in.Range))
+	from, length, partial, err := vbackend.ParseObjectRange(a.Size, str(in.Range))
 	if err != nil {
 		rc.Close()
 		return nil, err
 	}
-	out := &s3.GetObjectOutput{ETag: etag(a.Version), LastModified: &a.Modified, ContentLength: &length, ContentType: aws.String(defaultContentType),
-		AcceptRanges: aws.String("bytes")}
-	var body io.Reader = rc
-	if partial {
-		if _, err := io.CopyN(io.Discard, rc, start); err != nil {
-			rc.Close()
-			return nil, s3Error(fmt.Errorf("get %s: %w", key, err))
+	if from != start {
+		// The range is one the size decides (a suffix, or ignored): read
+		// it again from where it starts.
+		rc.Close()
+		if rc, a, err = b.reopen(ctx, objectKey(bucket, storedKey(key)), from, a.Version); err != nil {
+			return nil, s3Error(err)
 		}
-		body = io.LimitReader(rc, length)
-		cr := fmt.Sprintf("bytes %d-%d/%d", start, start+length-1, a.Size)
+	}
+	out := &s3.GetObjectOutput{ETag: etag(a.Version), LastModified: &a.Modified, ContentLength: &length, AcceptRanges: &acceptRanges,
+		ContentType: aws.String(defaultContentType)}
+	if partial {
+		cr := fmt.Sprintf("bytes %d-%d/%d", from, from+length-1, a.Size)
 		out.ContentRange = &cr
 	}
-	out.Body = readCloser{body, rc}
+	out.Body = readCloser{io.LimitReader(rc, length), rc}
 	return out, nil
+}
+
+// acceptRanges is the Accept-Ranges of every object: byte ranges.
+var acceptRanges = "bytes"
+
+// openRange opens name for a GET with the Range header hdr: from the
+// range's first byte when the header names it (one ranged read, nothing
+// before it is read), else from the start. It returns where the reader
+// starts.
+func (b *storeBackend) openRange(ctx context.Context, name, hdr string) (io.ReadCloser, gateway.Attrs, int64, error) {
+	start, length, partial, err := vbackend.ParseObjectRange(math.MaxInt64, hdr)
+	if err != nil || !partial || strings.Contains(hdr, "=-") {
+		rc, a, err := b.raw.GetStream(ctx, name)
+		return rc, a, 0, err
+	}
+	if strings.HasSuffix(strings.TrimSpace(hdr), "-") { // bytes=N- : to the end
+		length = -1
+	}
+	rc, a, err := gateway.GetRange(ctx, b.raw, name, start, length)
+	return rc, a, start, err
+}
+
+// reopen opens name from off, refusing (412) when it no longer holds
+// version v.
+func (b *storeBackend) reopen(ctx context.Context, name string, off int64, v gateway.Version) (io.ReadCloser, gateway.Attrs, error) {
+	rc, a, err := gateway.GetRange(ctx, b.raw, name, off, -1)
+	if err == nil && a.Version != v {
+		rc.Close()
+		return nil, gateway.Attrs{}, gateway.E("get", name, gateway.ErrPrecondition, fmt.Errorf("changed while read: version %s, was %s", a.Version, v))
+	}
+	return rc, a, err
 }
 
 type readCloser struct {
@@ -399,9 +438,10 @@ func (b *storeBackend) PutObject(ctx context.Context, in s3response.PutObjectInp
 	if err := b.bucketExists(ctx, bucket); err != nil {
 		return s3response.PutObjectOutput{}, err
 	}
-	if reservedKey(key) {
+	if refusedKey(key) {
 		return s3response.PutObjectOutput{}, reservedError(key)
 	}
+	key = storedKey(key)
 	cond, err := putCond(key, in.IfMatch, in.IfNoneMatch)
 	if err != nil {
 		return s3response.PutObjectOutput{}, err
@@ -444,19 +484,27 @@ func (b *storeBackend) CopyObject(ctx context.Context, in s3response.CopyObjectI
 	if err := b.bucketExists(ctx, srcBucket); err != nil {
 		return s3response.CopyObjectOutput{}, err
 	}
-	if reservedKey(key) || reservedKey(srcKey) {
+	if refusedKey(key) || refusedKey(srcKey) {
 		return s3response.CopyObjectOutput{}, reservedError(key)
 	}
 	if srcBucket == bucket && srcKey == key {
 		return s3response.CopyObjectOutput{}, s3err.APIError{Code: "NotImplemented", Description: "copy of an object onto itself (metadata replacement)", HTTPStatusCode: 501}
 	}
-	rc, a, err := b.raw.GetStream(ctx, objectKey(srcBucket, srcKey))
-	if err != nil {
-		return s3response.CopyObjectOutput{}, s3Error(err)
-	}
-	defer rc.Close()
-	if err := readConds(a, in.CopySourceIfMatch, in.CopySourceIfNoneMatch, in.CopySourceIfModifiedSince, in.CopySourceIfUnmodifiedSince); err != nil {
-		return s3response.CopyObjectOutput{}, err
+	key, src := storedKey(key), objectKey(srcBucket, storedKey(srcKey))
+	// The source conditions are checked on a HEAD of the source (S3's
+	// quoted ETags against the store's versions), and the version they
+	// were checked on is the copy's source version: a source changed
+	// since then fails the copy.
+	var srcVer gateway.Version
+	if in.CopySourceIfMatch != nil || in.CopySourceIfNoneMatch != nil || in.CopySourceIfModifiedSince != nil || in.CopySourceIfUnmodifiedSince != nil {
+		a, err := b.raw.Stat(ctx, src)
+		if err != nil {
+			return s3response.CopyObjectOutput{}, s3Error(err)
+		}
+		if err := readConds(a, in.CopySourceIfMatch, in.CopySourceIfNoneMatch, in.CopySourceIfModifiedSince, in.CopySourceIfUnmodifiedSince); err != nil {
+			return s3response.CopyObjectOutput{}, err
+		}
+		srcVer = a.Version
 	}
 	cond, err := putCond(key, nil, nil)
 	if err != nil {
@@ -466,7 +514,10 @@ func (b *storeBackend) CopyObject(ctx context.Context, in s3response.CopyObjectI
 	if err != nil {
 		return s3response.CopyObjectOutput{}, err
 	}
-	v, err := w.PutStream(ctx, objectKey(bucket, key), rc, cond)
+	// One copy in the store (server-side where the backend has one): the
+	// destination condition and the source's version are the store's to
+	// hold, and the write is decided as a put of the destination.
+	v, err := gateway.Copy(ctx, w, src, objectKey(bucket, key), srcVer, cond)
 	if err != nil {
 		return s3response.CopyObjectOutput{}, s3Error(err)
 	}
@@ -487,9 +538,10 @@ func (b *storeBackend) DeleteObject(ctx context.Context, in *s3.DeleteObjectInpu
 // deleteKey deletes bucket/key through the guard: a missing key is a
 // success (S3 answers 204), a stale If-Match is 412.
 func (b *storeBackend) deleteKey(ctx context.Context, bucket, key string, ifMatch *string) error {
-	if reservedKey(key) {
+	if refusedKey(key) {
 		return reservedError(key)
 	}
+	key = storedKey(key)
 	w, err := b.writer(ctx)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package s3serve
 import (
 	"context"
 	"encoding/base64"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -18,11 +19,16 @@ type listing struct {
 	objects   []s3response.Object
 	prefixes  []types.CommonPrefix
 	truncated bool
-	next      string // the last key or common prefix of the page
+	next      string // the store name of the last entry of the page (inside the bucket)
 }
 
-// list pages through bucket/prefix in lexical order after the key after,
-// grouping keys by delimiter, at most max entries (objects and prefixes).
+// list returns one page of bucket/prefix after the store name after (see
+// storeAfter), grouping keys by delimiter, at most max entries (objects
+// and prefixes) in the client's names. Each backend page is one
+// gateway.ListPage (a continuation costs one page, not a rescan); when
+// hidden keys (the front door's own records) leave a page short, the next
+// backend page fills it, so max-keys is honoured. Directory markers are
+// listed as the client wrote them ("dir/").
 func (b *storeBackend) list(ctx context.Context, bucket, prefix, delim, after string, max int) (listing, error) {
 	var l listing
 	if err := b.bucketExists(ctx, bucket); err != nil {
@@ -32,40 +38,97 @@ func (b *storeBackend) list(ctx context.Context, bucket, prefix, delim, after st
 		return l, nil
 	}
 	base := bucket + "/"
-	lastPrefix := ""
-	for a, err := range b.raw.List(ctx, base+prefix) {
+	for {
+		pg, err := gateway.ListPage(ctx, b.raw, base+prefix, delim, base+after, max-len(l.objects)-len(l.prefixes))
 		if err != nil {
 			return l, s3Error(err)
 		}
-		key := strings.TrimPrefix(a.Key, base)
-		if reservedKey(key) || frontDoorRecord(key) || key <= after {
-			continue
-		}
-		if delim != "" {
-			if i := strings.Index(key[len(prefix):], delim); i >= 0 {
-				cp := key[:len(prefix)+i+len(delim)]
-				if cp == lastPrefix || cp <= after {
-					continue
-				}
-				if len(l.objects)+len(l.prefixes) == max {
-					l.truncated = true
-					return l, nil
-				}
-				lastPrefix = cp
-				l.prefixes = append(l.prefixes, types.CommonPrefix{Prefix: &cp})
-				l.next = cp
+		for _, a := range pg.Objects {
+			key := strings.TrimPrefix(a.Key, base)
+			l.next = key
+			if hiddenKey(key) {
 				continue
 			}
+			k, size, mod := clientKey(key), a.Size, a.Modified
+			l.objects = append(l.objects, s3response.Object{Key: &k, Size: &size, LastModified: &mod, ETag: etag(a.Version), StorageClass: types.ObjectStorageClassStandard})
 		}
-		if len(l.objects)+len(l.prefixes) == max {
-			l.truncated = true
-			return l, nil
+		for _, p := range pg.Prefixes {
+			cp := strings.TrimPrefix(p, base)
+			if ok, err := b.holdsVisible(ctx, base, cp); err != nil {
+				return l, err
+			} else if ok {
+				l.prefixes = append(l.prefixes, types.CommonPrefix{Prefix: &cp})
+			}
 		}
-		k, size, mod := key, a.Size, a.Modified
-		l.objects = append(l.objects, s3response.Object{Key: &k, Size: &size, LastModified: &mod, ETag: etag(a.Version), StorageClass: types.ObjectStorageClassStandard})
-		l.next = key
+		if pg.Truncated {
+			after = strings.TrimPrefix(pg.Next, base)
+			l.next = after
+		}
+		if !pg.Truncated || len(l.objects)+len(l.prefixes) == max {
+			l.truncated = pg.Truncated
+			break
+		}
 	}
+	// A directory marker's client name ("dir/") sorts before the names
+	// of its directory that its store name (dir/.dir.ckgate) follows.
+	slices.SortStableFunc(l.objects, func(x, y s3response.Object) int { return strings.Compare(*x.Key, *y.Key) })
 	return l, nil
+}
+
+// ckgateDir is the directory of ckgate's own keys, where the hidden ones live.
+const ckgateDir = "_ckgate"
+
+// hiddenKey reports whether a key inside a bucket is one S3 clients never
+// see: the front door's reserved keys and records.
+func hiddenKey(key string) bool { return reservedKey(key) || frontDoorRecord(key) }
+
+// holdsVisible reports whether the common prefix cp holds a key clients
+// see. Only a prefix whose last segment is ckgate's own directory can hold
+// hidden keys alone; it is probed, every other one holds what it grouped.
+func (b *storeBackend) holdsVisible(ctx context.Context, base, cp string) (bool, error) {
+	if cp != ckgateDir+"/" && !strings.HasSuffix(cp, "/"+ckgateDir+"/") {
+		return true, nil
+	}
+	for a, err := range b.raw.List(ctx, base+cp) {
+		if err != nil {
+			return false, s3Error(err)
+		}
+		if !hiddenKey(strings.TrimPrefix(a.Key, base)) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// storedKey is the store name (inside its bucket) of a client's object
+// key: a key ending in '/' (a directory marker, as Hadoop's mkdirs writes
+// it) is stored as gateway.DirMarkerKey; any other key as itself.
+func storedKey(key string) string {
+	if strings.HasSuffix(key, "/") && strings.Trim(key, "/") != "" {
+		return gateway.DirMarkerKey(key)
+	}
+	return key
+}
+
+// clientKey is the client's name of a store name: storedKey's inverse.
+func clientKey(stored string) string {
+	if dir, ok := gateway.DirMarker(stored); ok {
+		return dir
+	}
+	return stored
+}
+
+// storeAfter is the store name a client's start-after (or V1 marker)
+// continues from: a directory marker's own name continues after its store
+// name, a common prefix after everything it groups.
+func storeAfter(prefix, delim, after string) string {
+	if !strings.HasSuffix(after, "/") || strings.Trim(after, "/") == "" {
+		return after
+	}
+	if delim != "" && strings.HasPrefix(after, prefix) && len(after) > len(prefix) && strings.Contains(after[len(prefix):], delim) {
+		return after // a common prefix: skip all it holds
+	}
+	return storedKey(after)
 }
 
 func maxKeys(p *int32) int {
@@ -77,7 +140,7 @@ func maxKeys(p *int32) int {
 
 func (b *storeBackend) ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input) (s3response.ListObjectsV2Result, error) {
 	ctx = detach(ctx)
-	after := str(in.StartAfter)
+	after := storeAfter(str(in.Prefix), str(in.Delimiter), str(in.StartAfter))
 	if t := str(in.ContinuationToken); t != "" {
 		k, err := base64.RawURLEncoding.DecodeString(t)
 		if err != nil {
@@ -106,7 +169,7 @@ func (b *storeBackend) ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2In
 func (b *storeBackend) ListObjects(ctx context.Context, in *s3.ListObjectsInput) (s3response.ListObjectsResult, error) {
 	ctx = detach(ctx)
 	max := maxKeys(in.MaxKeys)
-	l, err := b.list(ctx, str(in.Bucket), str(in.Prefix), str(in.Delimiter), str(in.Marker), max)
+	l, err := b.list(ctx, str(in.Bucket), str(in.Prefix), str(in.Delimiter), storeAfter(str(in.Prefix), str(in.Delimiter), str(in.Marker)), max)
 	if err != nil {
 		return s3response.ListObjectsResult{}, err
 	}
@@ -116,7 +179,8 @@ func (b *storeBackend) ListObjects(ctx context.Context, in *s3.ListObjectsInput)
 		IsTruncated: &l.truncated, Contents: l.objects, CommonPrefixes: l.prefixes,
 	}
 	if l.truncated {
-		out.NextMarker = &l.next
+		next := clientKey(l.next)
+		out.NextMarker = &next
 	}
 	return out, nil
 }

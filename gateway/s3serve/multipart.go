@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -233,7 +234,17 @@ func (b *storeBackend) UploadPartCopy(ctx context.Context, in *s3.UploadPartCopy
 	if reservedKey(srcKey) {
 		return s3response.CopyPartResult{}, s3err.GetAPIError(s3err.ErrNoSuchKey)
 	}
-	rc, a, err := b.raw.GetStream(ctx, objectKey(srcBucket, srcKey))
+	// A source range is one ranged read from its first byte, checked
+	// against the size once the source is open.
+	r := str(in.CopySourceRange)
+	off, n0 := int64(0), int64(-1)
+	if start, length, err := vbackend.ParseCopySourceRange(math.MaxInt64, r); err == nil && r != "" {
+		off = start
+		if !strings.HasSuffix(strings.TrimSpace(r), "-") {
+			n0 = length
+		}
+	}
+	rc, a, err := gateway.GetRange(ctx, b.raw, objectKey(srcBucket, srcKey), off, n0)
 	if err != nil {
 		return s3response.CopyPartResult{}, s3Error(err)
 	}
@@ -242,13 +253,13 @@ func (b *storeBackend) UploadPartCopy(ctx context.Context, in *s3.UploadPartCopy
 		return s3response.CopyPartResult{}, err
 	}
 	var body io.Reader = rc
-	if r := str(in.CopySourceRange); r != "" {
+	if r != "" {
 		start, length, err := vbackend.ParseCopySourceRange(a.Size, r)
 		if err != nil {
 			return s3response.CopyPartResult{}, err
 		}
-		if _, err := io.CopyN(io.Discard, rc, start); err != nil {
-			return s3response.CopyPartResult{}, s3Error(fmt.Errorf("read %s: %w", srcKey, err))
+		if start != off {
+			return s3response.CopyPartResult{}, s3Error(fmt.Errorf("copy source range %q of %s: starts at %d, read from %d", r, srcKey, start, off))
 		}
 		body = io.LimitReader(rc, length)
 	}

@@ -16,7 +16,9 @@
 // The suite covers round trips, error kinds (positive and negative), create-
 // only and compare-and-swap under races, conditional deletes, listing order
 // and paging past 1,000 keys, odd and unicode keys, cancelled contexts,
-// refused conditions, empty objects and a streamed 5 MiB object. Nothing is
+// refused conditions, empty objects, a streamed 5 MiB object, ranged reads,
+// listing pages (gateway.ListPage), copies (gateway.Copy) and directory
+// markers (gateway.DirMarkerKey). Nothing is
 // skipped: a backend that cannot do something the contract requires fails.
 package storetest
 
@@ -76,6 +78,14 @@ var cases = []testCase{
 	// keys.go
 	{"OddKeys", testOddKeys},
 	{"LongKey", testLongKey},
+	// rangeread.go, page.go, copy.go, dirmarkers.go
+	{"GetRange", testGetRange},
+	{"ListPage", testListPage},
+	{"ListPageMany", testListPageMany},
+	{"Copy", testCopy},
+	{"CopyRaceIfAbsent", testCopyRaceIfAbsent},
+	{"CopyLarge", testCopyLarge},
+	{"DirMarkers", testDirMarkers},
 }
 
 func runCases(t *testing.T, newStore func(t *testing.T) gateway.Store) {
