@@ -201,22 +201,30 @@ func (b *storeBackend) missing(ctx context.Context, bucket string, err error) er
 	return s3Error(err)
 }
 
+// ListBuckets lists the store's first-level prefixes a page at a time
+// (one store page per 1,000 buckets, never a walk of every key), each
+// with the time of its marker (when CreateBucket wrote one).
 func (b *storeBackend) ListBuckets(ctx context.Context, _ s3response.ListBucketsInput) (s3response.ListAllMyBucketsResult, error) {
 	ctx = detach(ctx)
 	var out s3response.ListAllMyBucketsResult
-	last := ""
-	for a, err := range b.raw.List(ctx, "") {
+	for after := ""; ; {
+		page, err := gateway.ListPage(ctx, b.raw, "", "/", after, 1000)
 		if err != nil {
 			return out, s3Error(err)
 		}
-		name, _, ok := strings.Cut(a.Key, "/")
-		if !ok || name == last {
-			continue
+		for _, p := range page.Prefixes {
+			name := strings.TrimSuffix(p, "/")
+			e := s3response.ListAllMyBucketsEntry{Name: name}
+			if a, err := b.raw.Stat(ctx, objectKey(name, bucketMarker)); err == nil {
+				e.CreationDate = a.Modified
+			}
+			out.Buckets.Bucket = append(out.Buckets.Bucket, e)
 		}
-		last = name
-		out.Buckets.Bucket = append(out.Buckets.Bucket, s3response.ListAllMyBucketsEntry{Name: name, CreationDate: a.Modified})
+		if !page.Truncated {
+			return out, nil
+		}
+		after = page.Next
 	}
-	return out, nil
 }
 
 func (b *storeBackend) HeadBucket(ctx context.Context, in *s3.HeadBucketInput) (*s3.HeadBucketOutput, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -135,5 +136,61 @@ func TestServeBucketLookupFollowsTheStore(t *testing.T) {
 	}
 	if err := head(); err != nil {
 		t.Fatalf("bucket made again: %v", err)
+	}
+}
+
+// pageCounter is a store that counts the keys its List yields and the
+// pages ListPage asks for.
+type pageCounter struct {
+	gateway.Store
+	mu            sync.Mutex
+	listed, pages int
+}
+
+func (p *pageCounter) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
+	return func(yield func(gateway.Attrs, error) bool) {
+		for a, err := range p.Store.List(ctx, prefix) {
+			p.mu.Lock()
+			p.listed++
+			p.mu.Unlock()
+			if !yield(a, err) {
+				return
+			}
+		}
+	}
+}
+
+func (p *pageCounter) ListPage(ctx context.Context, prefix, delim, after string, max int) (gateway.Page, error) {
+	p.mu.Lock()
+	p.pages++
+	p.mu.Unlock()
+	return gateway.ListPage(ctx, p.Store, prefix, delim, after, max)
+}
+
+// TestServeListBucketsReadsOnePage: ListBuckets is one listing page of the
+// store's first-level prefixes, whatever the buckets hold, not a walk of
+// every key in the store.
+func TestServeListBucketsReadsOnePage(t *testing.T) {
+	pc := &pageCounter{}
+	ep, _ := serveWrapped(t, func(s gateway.Store) gateway.Store { pc.Store = s; return pc })
+	c := client(ep, "ORDERSJOB", "orders-secret-0123456789")
+	ctx := context.Background()
+	for i := range 40 {
+		if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(fmt.Sprintf("data/k%02d", i)), Body: strings.NewReader("x")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("other")}); err != nil {
+		t.Fatal(err)
+	}
+	pc.mu.Lock()
+	pc.listed, pc.pages = 0, 0
+	pc.mu.Unlock()
+	lb, err := c.ListBuckets(ctx, &s3.ListBucketsInput{})
+	if err != nil || len(lb.Buckets) != 2 || aws.ToString(lb.Buckets[0].Name) != "ckpt" || aws.ToString(lb.Buckets[1].Name) != "other" {
+		t.Fatalf("list buckets: %+v, %v; want ckpt and other", lb, err)
+	}
+	if pc.listed != 0 || pc.pages != 1 {
+		t.Fatalf("ListBuckets read %d keys by List and %d pages; want 0 and 1", pc.listed, pc.pages)
 	}
 }
