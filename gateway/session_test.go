@@ -258,6 +258,19 @@ func TestSessionSharedCheckpointRefused(t *testing.T) {
 			t.Fatalf("open: %v, want ErrInUse naming query other", err)
 		}
 	})
+	t.Run("metadata without a query id", func(t *testing.T) {
+		st, c := memstore.New(), newClock()
+		if _, err := st.Put(ctx, "metadata", []byte(`{"uuid":"other"}`), gateway.IfAbsent()); err != nil {
+			t.Fatal(err)
+		}
+		_, err := gateway.OpenSession(ctx, st, opts(c, 1))
+		if !errors.Is(err, gateway.ErrInvalidKey) || !strings.Contains(err.Error(), "metadata") {
+			t.Fatalf("open: %v, want ErrInvalidKey naming metadata (not a new checkpoint)", err)
+		}
+		if _, err := st.Stat(ctx, gateway.WriterKey); !errors.Is(err, gateway.ErrNotFound) {
+			t.Fatalf("writer record written over unreadable metadata: %v", err)
+		}
+	})
 	t.Run("writer record of another query", func(t *testing.T) {
 		st, c := memstore.New(), newClock()
 		open(t, st, opts(c, 1))

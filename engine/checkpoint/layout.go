@@ -26,7 +26,7 @@ import (
 // Names that are not part of the layout (dotfiles, *.tmp) are ignored by
 // Spark; Inspect reports them.
 const (
-	MetadataKey = "metadata"
+	MetadataKey = gateway.MetadataKey
 	OffsetsDir  = "offsets"
 	CommitsDir  = "commits"
 	SourcesDir  = "sources"
