@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"strconv"
 	"strings"
+
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // Text logs (offsets, commits, sources, _spark_metadata, operator metadata)
@@ -33,7 +35,7 @@ func parseVersionLine(line string, max int, what string) (int, error) {
 	}
 	v, err := strconv.Atoi(t[1:])
 	if err != nil || v <= 0 {
-		if err != nil && isDigits(t[1:]) {
+		if err != nil && gateway.AllDigits(t[1:]) {
 			// an overflowing number is still a version, just an unknown one
 			return 0, &VersionError{What: what, Found: int(^uint(0) >> 1), Max: max}
 		}
@@ -43,18 +45,6 @@ func parseVersionLine(line string, max int, what string) (int, error) {
 		return 0, &VersionError{What: what, Found: v, Max: max}
 	}
 	return v, nil
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // clip shortens s for an error message.
