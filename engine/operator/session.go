@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -82,7 +83,7 @@ func (s *session) Add(ts int64, r *row.Row) {
 		}
 		kept = append(kept, o)
 	}
-	i, _ := slices.BinarySearchFunc(kept, n.start, func(x sess, t int64) int { return cmp64(x.start, t) })
+	i, _ := slices.BinarySearchFunc(kept, n.start, func(x sess, t int64) int { return cmp.Compare(x.start, t) })
 	kept = slices.Insert(kept, i, n)
 	g.list = append(g.list[:0], kept...)
 	s.scratch = kept[:0]
