@@ -85,12 +85,9 @@ func DecodeCommit(data []byte) (*CommitMetadata, error) {
 
 // Encode returns the commit file as Spark writes it (no trailing newline).
 func (c CommitMetadata) Encode() ([]byte, error) {
-	v := c.Version
-	if v == 0 {
-		v = 1
-	}
-	if v > CommitLogMaxVersion {
-		return nil, &VersionError{What: "commit log", Found: v, Max: CommitLogMaxVersion}
+	v, err := encodeVersion(c.Version, 1, CommitLogMaxVersion, "commit log")
+	if err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	b.WriteString("v" + strconv.Itoa(v) + "\n{")

@@ -92,12 +92,9 @@ func DecodeOffsetSeq(data []byte) (*OffsetSeq, error) {
 // Encode returns the file Spark (and ckgate's engine) writes: no trailing
 // newline, conf keys sorted.
 func (s OffsetSeq) Encode() ([]byte, error) {
-	v := s.Version
-	if v == 0 {
-		v = 1
-	}
-	if v > OffsetLogMaxVersion {
-		return nil, &VersionError{What: "offset log", Found: v, Max: OffsetLogMaxVersion}
+	v, err := encodeVersion(s.Version, 1, OffsetLogMaxVersion, "offset log")
+	if err != nil {
+		return nil, err
 	}
 	if s.Metadata == nil && len(s.Sources) == 0 {
 		// "v1\n" would read back as a file without its metadata line

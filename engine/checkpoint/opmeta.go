@@ -91,12 +91,9 @@ func DecodeOperatorMetadata(data []byte) (*OperatorMetadata, error) {
 // Encode returns the operator metadata file (v1 unless Version is 2), no
 // trailing newline.
 func (m OperatorMetadata) Encode() ([]byte, error) {
-	v := m.Version
-	if v == 0 {
-		v = 1
-	}
-	if v > OperatorMetadataMaxVersion {
-		return nil, &VersionError{What: "operator metadata", Found: v, Max: OperatorMetadataMaxVersion}
+	v, err := encodeVersion(m.Version, 1, OperatorMetadataMaxVersion, "operator metadata")
+	if err != nil {
+		return nil, err
 	}
 	type storeV1 struct {
 		Name             string `json:"storeName"`

@@ -47,6 +47,19 @@ func parseVersionLine(line string, max int, what string) (int, error) {
 	return v, nil
 }
 
+// encodeVersion is the version line an Encode writes: v, or def when v is
+// 0 (unset); one above max is a *VersionError (a file this package could
+// not read back).
+func encodeVersion(v, def, max int, what string) (int, error) {
+	if v == 0 {
+		v = def
+	}
+	if v > max {
+		return 0, &VersionError{What: what, Found: v, Max: max}
+	}
+	return v, nil
+}
+
 // clip shortens s for an error message.
 func clip(s string, n int) string {
 	if len(s) <= n {
