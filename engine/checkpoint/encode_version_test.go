@@ -18,7 +18,9 @@ func TestEncodeVersion(t *testing.T) {
 		{"commit log", func(v int) ([]byte, error) { return CommitMetadata{Version: v}.Encode() }, CommitLogMaxVersion, "v1\n"},
 		{"offset log", func(v int) ([]byte, error) { return OffsetSeq{Version: v, Metadata: md}.Encode() }, OffsetLogMaxVersion, "v1\n"},
 		{"operator metadata", func(v int) ([]byte, error) { return OperatorMetadata{Version: v}.Encode() }, OperatorMetadataMaxVersion, "v1\n"},
-		{"state schema", func(v int) ([]byte, error) { return StateSchema{Version: v, ColumnFamilies: []ColumnFamilySchema{{Name: "default"}}}.Encode() }, StateSchemaMaxVersion, "\x00\x02v2"},
+		{"state schema", func(v int) ([]byte, error) {
+			return StateSchema{Version: v, ColumnFamilies: []ColumnFamilySchema{{Name: "default"}}}.Encode()
+		}, StateSchemaMaxVersion, "\x00\x02v2"},
 	} {
 		b, err := tc.encode(0)
 		if err != nil || len(b) < len(tc.def) || string(b[:len(tc.def)]) != tc.def {
