@@ -263,12 +263,12 @@ func copyKey(ctx context.Context, src, dst gateway.Store, a gateway.Attrs, want 
 		}
 		defer rc.Close()
 		h := sha256.New()
-		n := &countingReader{r: io.TeeReader(rc, h)}
+		n := &gateway.CountingReader{R: io.TeeReader(rc, h)}
 		_, err = dst.PutStream(ctx, key, n, gateway.IfAbsent())
 		if err == nil {
-			return ManifestEntry{Key: key, Size: n.n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+			return ManifestEntry{Key: key, Size: n.N, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 		}
-		if !errors.Is(err, gateway.ErrUnsupported) || n.n > 0 {
+		if !errors.Is(err, gateway.ErrUnsupported) || n.N > 0 {
 			return ManifestEntry{}, fmt.Errorf("write %s: %w", key, err)
 		}
 		// The destination cannot stream: copy it whole.
@@ -286,17 +286,6 @@ func copyKey(ctx context.Context, src, dst gateway.Store, a gateway.Attrs, want 
 		return ManifestEntry{}, fmt.Errorf("write %s: %w", key, err)
 	}
 	return ManifestEntry{Key: key, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}, nil
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // digest streams key from st and returns its SHA-256.

@@ -166,12 +166,12 @@ func checkPartNumber(n *int32) (int32, error) {
 // putPart stores one part's bytes and then its record.
 func (b *storeBackend) putPart(ctx context.Context, bucket, id string, n int32, r io.Reader) (partRecord, error) {
 	h := md5.New()
-	cr := &countingReader{r: io.TeeReader(r, h)}
+	cr := &gateway.CountingReader{R: io.TeeReader(r, h)}
 	v, err := b.raw.PutStream(ctx, partKey(bucket, id, n), cr, gateway.None())
 	if err != nil {
 		return partRecord{}, s3Error(err)
 	}
-	pr := partRecord{ETag: hexSum(h), Size: cr.n, Version: v, Time: time.Now().UTC()}
+	pr := partRecord{ETag: hexSum(h), Size: cr.N, Version: v, Time: time.Now().UTC()}
 	data, _ := json.Marshal(pr)
 	if _, err := b.raw.Put(ctx, partMetaKey(bucket, id, n), data, gateway.None()); err != nil {
 		return partRecord{}, s3Error(err)
@@ -180,17 +180,6 @@ func (b *storeBackend) putPart(ctx context.Context, bucket, id string, n int32, 
 }
 
 func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
 
 func (b *storeBackend) UploadPart(ctx context.Context, in *s3.UploadPartInput) (*s3.UploadPartOutput, error) {
 	ctx = detach(ctx)
