@@ -11,6 +11,7 @@ import (
 
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/memstore"
+	"github.com/ckgate/ckgate/gateway/sessiontest"
 )
 
 // clock is a manual clock for lease tests.
@@ -333,30 +334,8 @@ func TestSessionZombieAtMostOneMoreBatch(t *testing.T) {
 			if zombieBatches > 1 {
 				t.Fatalf("zombie did %d batches after the take-over", zombieBatches)
 			}
-			assertLog(t, st, 5)
+			sessiontest.WantLog(t, st, 5)
 		})
-	}
-}
-
-// assertLog checks offsets/0..n-1 and commits/0..n-1 exist once each and nothing else.
-func assertLog(t *testing.T, st gateway.Store, n int) {
-	t.Helper()
-	for _, dir := range []string{"offsets/", "commits/"} {
-		var keys []string
-		for a, err := range st.List(context.Background(), dir) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			keys = append(keys, a.Key)
-		}
-		if len(keys) != n {
-			t.Fatalf("%s has %d entries %v, want %d", dir, len(keys), keys, n)
-		}
-		for i := range n {
-			if _, err := st.Stat(context.Background(), fmt.Sprintf("%s%d", dir, i)); err != nil {
-				t.Fatalf("gap in the log: %v", err)
-			}
-		}
 	}
 }
 
