@@ -206,6 +206,15 @@ type refQuery struct {
 	dedup                   bool
 }
 
+// sessionRows is what the reference says the session query (queries[0],
+// health pings left out) emits over files.
+func sessionRows(files [][]event) []string {
+	ref := queries[0].ref
+	ref.where = notHealth
+	rows, _ := ref.run(files)
+	return rows
+}
+
 func (q refQuery) run(files [][]event) (rows []string, late int) {
 	wm := int64(0)
 	var kept []event
