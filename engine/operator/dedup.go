@@ -28,15 +28,9 @@ type dedup struct {
 
 func newDedup(k keyed, delay int64) *dedup {
 	d := &dedup{keyed: k, delay: delay}
-	d.seen = make([]map[string]int64, k.parts)
-	for i := range d.seen {
-		d.seen[i] = map[string]int64{}
-	}
+	d.seen = partMaps[int64](k.parts)
 	d.dirty = make([][]string, k.parts)
-	d.minExp = make([]int64, k.parts)
-	for i := range d.minExp {
-		d.minExp[i] = math.MaxInt64
-	}
+	d.minExp = noneYet(k.parts)
 	return d
 }
 

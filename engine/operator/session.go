@@ -45,15 +45,9 @@ type sess struct {
 func newSession(k keyed, gap int64, aggs []spec.Aggregate, mode string) *session {
 	s := &session{keyed: k, gap: gap, aggs: compileAggs(aggs), update: mode == spec.Update}
 	s.names = outputNames(k.keys, aggs)
-	s.groups = make([]map[string]*group, k.parts)
-	for i := range s.groups {
-		s.groups[i] = map[string]*group{}
-	}
+	s.groups = partMaps[*group](k.parts)
 	s.dirty = make([][]*group, k.parts)
-	s.minEnd = make([]int64, k.parts)
-	for i := range s.minEnd {
-		s.minEnd[i] = math.MaxInt64
-	}
+	s.minEnd = noneYet(k.parts)
 	return s
 }
 
