@@ -20,8 +20,7 @@ func TestDeltaSinkCrashAtEveryWrite(t *testing.T) {
 	checkpointed := false
 	for _, action := range []gateway.FaultAction{gateway.Crash, gateway.CrashAfter} {
 		for k := 1; ; k++ {
-			w := newWorld()
-			writeEvents(t, w, "in", files)
+			w := inputWorld(t, files)
 			faults := gateway.NewFaults(gateway.Fault{Op: gateway.OpPut, Nth: k, Action: action})
 			_, err := runAll(context.Background(), s, w.options(faults, 1))
 			if faults.Fired() == 0 {

@@ -83,8 +83,7 @@ func deltaTableRows(t *testing.T, s gateway.Store) []string {
 func TestDeltaSinkIsADeltaTable(t *testing.T) {
 	files := genEvents(7, 30, 20)
 	want := sessionRows(files)
-	w := newWorld()
-	writeEvents(t, w, "in", files)
+	w := inputWorld(t, files)
 	dir := filepath.Join(t.TempDir(), "table")
 	s := mustSpec(t, deltaSpec(sessionSpec, "file://"+filepath.ToSlash(dir)))
 	ps, err := runAll(context.Background(), s, w.options(nil, 1))

@@ -22,8 +22,7 @@ func TestZombieBatchIsAdopted(t *testing.T) {
 	ctx := context.Background()
 	files := genEvents(9, 10, 25)
 	want := sessionRows(files)
-	w := newWorld()
-	writeEvents(t, w, "in", files)
+	w := inputWorld(t, files)
 	s := mustSpec(t, sessionSpec)
 
 	var b *engine.Query

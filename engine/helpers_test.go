@@ -125,6 +125,14 @@ func (e event) json() []byte {
 // uid is the user as an integer (the engine's single-integer-key path).
 func (e event) uid() int64 { return int64(e.User[1] - '0') }
 
+// inputWorld is a new world whose mem://in holds files.
+func inputWorld(t *testing.T, files [][]event) *world {
+	t.Helper()
+	w := newWorld()
+	writeEvents(t, w, "in", files)
+	return w
+}
+
 func writeEvents(t *testing.T, w *world, store string, files [][]event) {
 	t.Helper()
 	for i, f := range files {

@@ -19,8 +19,7 @@ import (
 func TestParquetSink(t *testing.T) {
 	files := genEvents(7, 8, 30)
 	want := sessionRows(files)
-	w := newWorld()
-	writeEvents(t, w, "in", files)
+	w := inputWorld(t, files)
 	specText := strings.Replace(sessionSpec, "sink: {kind: files, path: mem://out}", "sink: {kind: files, path: mem://out, format: parquet}", 1)
 	if _, err := runAll(context.Background(), mustSpec(t, specText), w.options(nil, 1)); err != nil {
 		t.Fatal(err)

@@ -63,8 +63,7 @@ func columnTypes(r duckdbtest.Result) map[string]string {
 func TestParquetSinkTimestampsDuckDB(t *testing.T) {
 	files := genEvents(7, 8, 30)
 	want := sessionRows(files)
-	w := newWorld()
-	writeEvents(t, w, "in", files)
+	w := inputWorld(t, files)
 	outDir := filepath.Join(t.TempDir(), "out")
 	out := "file://" + filepath.ToSlash(outDir)
 	specText := strings.Replace(sessionSpec, "sink: {kind: files, path: mem://out}", "sink: {kind: files, path: "+out+", format: parquet}", 1)
