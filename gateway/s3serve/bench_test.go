@@ -53,20 +53,27 @@ func putGet(b *testing.B, c *s3.Client, bucket string, n int) (put, get time.Dur
 	return put, get
 }
 
+// directAndFront starts a versitygw posix backend holding bucket "ckpt"
+// and a front door over the local disk: clients of both, to compare side
+// by side (versitygw is stopped when b ends).
+func directAndFront(b *testing.B) (direct, front *s3.Client) {
+	vg, err := emulator.StartVersitygw(context.Background())
+	emulator.Require(b, err)
+	b.Cleanup(vg.Stop)
+	direct = client(vg.Endpoint, vg.AccessKey, vg.SecretKey)
+	if _, err := direct.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String("ckpt")}); err != nil {
+		b.Fatal(err)
+	}
+	ep, _ := serve(b)
+	return direct, client(ep, "ORDERSJOB", "orders-secret-0123456789")
+}
+
 // BenchmarkServeLatency measures 4 KiB PUT and GET p50 through ckgate
 // serve over the local disk beside versitygw's posix backend over the same
 // disk (the library ckgate serve is built on, without ckgate's backend and
 // guard), side by side in one run.
 func BenchmarkServeLatency(b *testing.B) {
-	vg, err := emulator.StartVersitygw(context.Background())
-	emulator.Require(b, err)
-	defer vg.Stop()
-	direct := client(vg.Endpoint, vg.AccessKey, vg.SecretKey)
-	if _, err := direct.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String("ckpt")}); err != nil {
-		b.Fatal(err)
-	}
-	ep, _ := serve(b)
-	front := client(ep, "ORDERSJOB", "orders-secret-0123456789")
+	direct, front := directAndFront(b)
 	n := max(300, b.N)
 	b.ResetTimer()
 	vPut, vGet := putGet(b, direct, "ckpt", n)
