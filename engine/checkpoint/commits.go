@@ -46,11 +46,7 @@ type commitJSON struct {
 
 // DecodeCommit decodes a commits/<N> file.
 func DecodeCommit(data []byte) (*CommitMetadata, error) {
-	lines := splitLines(data)
-	if len(lines) == 0 {
-		return nil, truncatedf("incomplete log file in the offset commit log (empty)")
-	}
-	v, err := parseVersionLine(lines[0], CommitLogMaxVersion, "commit log")
+	lines, v, err := versionedLines(data, CommitLogMaxVersion, "commit log", "incomplete log file in the offset commit log (empty)")
 	if err != nil {
 		return nil, err
 	}

@@ -51,11 +51,7 @@ type OffsetSeqMetadata struct {
 
 // DecodeOffsetSeq decodes an offsets/<N> file.
 func DecodeOffsetSeq(data []byte) (*OffsetSeq, error) {
-	lines := splitLines(data)
-	if len(lines) == 0 {
-		return nil, truncatedf("incomplete offset log file (empty)")
-	}
-	v, err := parseVersionLine(lines[0], OffsetLogMaxVersion, "offset log")
+	lines, v, err := versionedLines(data, OffsetLogMaxVersion, "offset log", "incomplete offset log file (empty)")
 	if err != nil {
 		return nil, err
 	}

@@ -51,11 +51,7 @@ type opMetaJSON struct {
 
 // DecodeOperatorMetadata decodes a v1 or v2 operator metadata file.
 func DecodeOperatorMetadata(data []byte) (*OperatorMetadata, error) {
-	lines := splitLines(data)
-	if len(lines) == 0 {
-		return nil, truncatedf("empty operator metadata")
-	}
-	v, err := parseVersionLine(lines[0], OperatorMetadataMaxVersion, "operator metadata")
+	lines, v, err := versionedLines(data, OperatorMetadataMaxVersion, "operator metadata", "empty operator metadata")
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,22 @@ func parseVersionLine(line string, max int, what string) (int, error) {
 	return v, nil
 }
 
+// versionedLines splits a text log file into its lines and reads the
+// version of its first: no line at all is ErrTruncated saying empty (the
+// message Spark gives for the file), a bad or too new version line what
+// parseVersionLine says.
+func versionedLines(data []byte, max int, what, empty string) ([]string, int, error) {
+	lines := splitLines(data)
+	if len(lines) == 0 {
+		return nil, 0, truncatedf("%s", empty)
+	}
+	v, err := parseVersionLine(lines[0], max, what)
+	if err != nil {
+		return nil, 0, err
+	}
+	return lines, v, nil
+}
+
 // encodeVersion is the version line an Encode writes: v, or def when v is
 // 0 (unset); one above max is a *VersionError (a file this package could
 // not read back).
