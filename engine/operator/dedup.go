@@ -3,6 +3,7 @@ package operator
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -109,12 +110,7 @@ func (d *dedup) Restore(p int, c state.Change) error {
 }
 
 func (d *dedup) Snapshot(p int, add func(state.Change)) {
-	keys := make([]string, 0, len(d.seen[p]))
-	for k := range d.seen[p] {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(d.seen[p])) {
 		add(state.Change{Key: []byte(k), Value: encodeExp(d.seen[p][k])})
 	}
 }

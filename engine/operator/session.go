@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -244,12 +245,7 @@ func (s *session) Restore(p int, c state.Change) error {
 }
 
 func (s *session) Snapshot(p int, add func(state.Change)) {
-	keys := make([]string, 0, len(s.groups[p]))
-	for k := range s.groups[p] {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(s.groups[p])) {
 		add(state.Change{Key: []byte(k), Value: s.encode(s.groups[p][k])})
 	}
 }
