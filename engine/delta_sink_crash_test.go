@@ -15,15 +15,12 @@ import (
 // once, its log has no gap, and each batch of the query is one version.
 func TestDeltaSinkCrashAtEveryWrite(t *testing.T) {
 	files := genEvents(3, 32, 5)
-	ref := queries[0].ref
-	ref.where = notHealth
-	want, _ := ref.run(files)
+	want := sessionRows(files)
 	s := mustSpec(t, deltaSpec(sessionSpec, "mem://out"))
 	checkpointed := false
 	for _, action := range []gateway.FaultAction{gateway.Crash, gateway.CrashAfter} {
 		for k := 1; ; k++ {
-			w := newWorld()
-			writeEvents(t, w, "in", files)
+			w := inputWorld(t, files)
 			faults := gateway.NewFaults(gateway.Fault{Op: gateway.OpPut, Nth: k, Action: action})
 			_, err := runAll(context.Background(), s, w.options(faults, 1))
 			if faults.Fired() == 0 {

@@ -82,11 +82,8 @@ func deltaTableRows(t *testing.T, s gateway.Store) []string {
 // replay, in the columns of the checkpoints Delta itself writes.
 func TestDeltaSinkIsADeltaTable(t *testing.T) {
 	files := genEvents(7, 30, 20)
-	ref := queries[0].ref
-	ref.where = notHealth
-	want, _ := ref.run(files)
-	w := newWorld()
-	writeEvents(t, w, "in", files)
+	want := sessionRows(files)
+	w := inputWorld(t, files)
 	dir := filepath.Join(t.TempDir(), "table")
 	s := mustSpec(t, deltaSpec(sessionSpec, "file://"+filepath.ToSlash(dir)))
 	ps, err := runAll(context.Background(), s, w.options(nil, 1))

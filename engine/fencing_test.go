@@ -21,11 +21,8 @@ import (
 func TestZombieBatchIsAdopted(t *testing.T) {
 	ctx := context.Background()
 	files := genEvents(9, 10, 25)
-	ref := queries[0].ref
-	ref.where = notHealth
-	want, _ := ref.run(files)
-	w := newWorld()
-	writeEvents(t, w, "in", files)
+	want := sessionRows(files)
+	w := inputWorld(t, files)
 	s := mustSpec(t, sessionSpec)
 
 	var b *engine.Query

@@ -125,6 +125,14 @@ func (e event) json() []byte {
 // uid is the user as an integer (the engine's single-integer-key path).
 func (e event) uid() int64 { return int64(e.User[1] - '0') }
 
+// inputWorld is a new world whose mem://in holds files.
+func inputWorld(t *testing.T, files [][]event) *world {
+	t.Helper()
+	w := newWorld()
+	writeEvents(t, w, "in", files)
+	return w
+}
+
 func writeEvents(t *testing.T, w *world, store string, files [][]event) {
 	t.Helper()
 	for i, f := range files {
@@ -204,6 +212,15 @@ type refQuery struct {
 	intKey                  bool // key by uid (an integer) instead of user_id
 	update                  bool
 	dedup                   bool
+}
+
+// sessionRows is what the reference says the session query (queries[0],
+// health pings left out) emits over files.
+func sessionRows(files [][]event) []string {
+	ref := queries[0].ref
+	ref.where = notHealth
+	rows, _ := ref.run(files)
+	return rows
 }
 
 func (q refQuery) run(files [][]event) (rows []string, late int) {

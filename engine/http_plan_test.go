@@ -57,8 +57,7 @@ func TestHTTPSinkPlanHasNoSecret(t *testing.T) {
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
 	full := srv.URL + "/hook?code=SECRETCODE1&x=1&auth=SECRETAUTH&pwd=SECRETPWD#access_token=SECRETFRAG"
-	w := newWorld()
-	writeEvents(t, w, "in", files)
+	w := inputWorld(t, files)
 	ps, err := runAll(context.Background(), mustSpec(t, strings.Replace(httpSpecTmpl, "%s", full, 1)), w.options(nil, 1))
 	if err != nil {
 		t.Fatal(err)

@@ -89,8 +89,7 @@ func TestHTTPSinkExactlyOnceEffects(t *testing.T) {
 		}
 		srv := httptest.NewServer(rc)
 		specText := fmt.Sprintf(httpSpecTmpl, srv.URL)
-		w := newWorld()
-		writeEvents(t, w, "in", files)
+		w := inputWorld(t, files)
 		faults := gateway.NewFaults(gateway.Fault{Op: gateway.OpPut, Nth: k, Action: gateway.Crash})
 		var mu sync.Mutex
 		var hit string

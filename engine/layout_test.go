@@ -19,8 +19,7 @@ const spark = "../testdata/spark/"
 func TestCheckpointLayoutLikeSpark(t *testing.T) {
 	ctx := context.Background()
 	files := genEvents(8, 12, 20)
-	w := newWorld()
-	writeEvents(t, w, "in", files)
+	w := inputWorld(t, files)
 	specText := strings.Replace(sessionSpec, "max_files_per_batch: 2", "max_files_per_batch: 1", 1)
 	if _, err := runAll(ctx, mustSpec(t, specText), w.options(nil, 1)); err != nil {
 		t.Fatal(err)

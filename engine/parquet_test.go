@@ -18,11 +18,8 @@ import (
 // reference says (read back with parquet-go through the manifest).
 func TestParquetSink(t *testing.T) {
 	files := genEvents(7, 8, 30)
-	ref := queries[0].ref
-	ref.where = notHealth
-	want, _ := ref.run(files)
-	w := newWorld()
-	writeEvents(t, w, "in", files)
+	want := sessionRows(files)
+	w := inputWorld(t, files)
 	specText := strings.Replace(sessionSpec, "sink: {kind: files, path: mem://out}", "sink: {kind: files, path: mem://out, format: parquet}", 1)
 	if _, err := runAll(context.Background(), mustSpec(t, specText), w.options(nil, 1)); err != nil {
 		t.Fatal(err)

@@ -158,8 +158,7 @@ func TestCrashAtEveryWrite(t *testing.T) {
 			want, _ := ref.run(files)
 
 			// count the writes of a clean run
-			w := newWorld()
-			writeEvents(t, w, "in", files)
+			w := inputWorld(t, files)
 			var counted atomic.Int64
 			o := w.options(nil, 1)
 			o.Checkpoint = gateway.Intercept(o.Checkpoint, func(ctx context.Context, c gateway.Call, next func(context.Context) error) error {
@@ -208,8 +207,7 @@ func actionName(a gateway.FaultAction) string {
 func crashThenRecover(t *testing.T, name, specText string, ref refQuery, files [][]event, want []string, f gateway.Fault) bool {
 	t.Helper()
 	ctx := context.Background()
-	w := newWorld()
-	writeEvents(t, w, "in", files)
+	w := inputWorld(t, files)
 	faults := gateway.NewFaults(f)
 	_, err := runAll(ctx, mustSpec(t, specText), w.options(faults, 1))
 	if faults.Fired() == 0 {

@@ -131,10 +131,7 @@ func BenchmarkStateIncremental(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for b.Loop() {
 		w := newStateWorld(b, keys, parts, defaultPolicy(b), localCheckpoint(b))
-		all := make([]int64, keys)
-		for i := range all {
-			all[i] = int64(i)
-		}
+		all := keyRange(keys)
 		w.batch(b, 1, all, part) // the initial state: every key
 		var changed, written int64
 		const batches = 10
@@ -195,10 +192,7 @@ func BenchmarkStateRecoveryDeepChain(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for b.Loop() {
 		w := newStateWorld(b, keys, parts, defaultPolicy(b), localCheckpoint(b))
-		all := make([]int64, keys)
-		for i := range all {
-			all[i] = int64(i)
-		}
+		all := keyRange(keys)
 		w.batch(b, 1, all, part)
 		var deepest []state.Tip
 		for v := int64(2); deepest == nil; v++ {
@@ -245,10 +239,7 @@ func BenchmarkStateAmortized(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for b.Loop() {
 		w := newStateWorld(b, keys, parts, defaultPolicy(b), memstore.New())
-		all := make([]int64, keys)
-		for i := range all {
-			all[i] = int64(i)
-		}
+		all := keyRange(keys)
 		w.batch(b, 1, all, part)
 		var changed, written int64
 		snaps := 0
@@ -275,4 +266,13 @@ func BenchmarkStateAmortized(b *testing.B) {
 		}
 		benchsum.Record(b, "state_bytes_amortized_vs_changed", float64(written)/float64(changed), "ratio", "<=1.5")
 	}
+}
+
+// keyRange is the keys 0..n-1: an initial state that holds every key.
+func keyRange(n int) []int64 {
+	all := make([]int64, n)
+	for i := range all {
+		all[i] = int64(i)
+	}
+	return all
 }

@@ -105,7 +105,16 @@
 // in a way that can block and is refused with NotRegular, saying what it
 // is; List skips such names and ListNonRegular yields them, so a copier can
 // refuse a tree that holds one. Local input files (specs, plans, policy
-// inputs) are read with ReadRegularFile under the same rules.
+// inputs) are read with ReadRegularFile under the same rules, and local
+// logs (an access log, the decision log) are opened with AppendRegularFile.
+//
+// One reader per question: a checkpoint's metadata file is parsed only by
+// ParseMetadataID (ReadMetadataID reads it), whether by the writer session,
+// the open policy, the audit or engine/checkpoint; a metadata file that does
+// not parse, or names no id, refuses the open (ErrInvalidKey) instead of
+// reading as a new checkpoint. A log entry's batch name is recognised only
+// by AllDigits: any run of digits, zero-padded or longer than an int64
+// prints, as Spark reads it.
 //
 // # URLs
 //

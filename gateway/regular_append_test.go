@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,9 @@ func TestAppendRegularFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{fifo: "a FIFO", dir: "a directory", link: "a FIFO"} {
-		if f, err := gateway.AppendRegularFile(name); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), name) {
+		f, err := gateway.AppendRegularFile(name)
+		var nr *gateway.NotRegularFileError
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), name) || !errors.As(err, &nr) || nr.Path != name {
 			if f != nil {
 				f.Close()
 			}

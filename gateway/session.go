@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -144,22 +143,13 @@ func OpenSession(ctx context.Context, s Store, opts SessionOptions) (*Session, e
 
 // checkMetadataQuery refuses a root whose metadata names another query.
 func checkMetadataQuery(ctx context.Context, s Store, queryID string) error {
-	data, _, err := GetBounded(ctx, s, "metadata", 0)
-	if errors.Is(err, ErrNotFound) {
-		return nil
-	}
+	id, err := ReadMetadataID(ctx, s)
 	if err != nil {
 		return err
 	}
-	var md struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(data, &md); err != nil {
-		return E("open", "metadata", ErrInvalidKey, fmt.Errorf("not a checkpoint metadata file: %w", err))
-	}
-	if md.ID != "" && md.ID != queryID {
-		return &InUseError{Owner: WriterRecord{QueryID: md.ID, Owner: "metadata"},
-			Reason: fmt.Sprintf("shared checkpoint: metadata holds query id %s, not %s", md.ID, queryID)}
+	if id != "" && id != queryID {
+		return &InUseError{Owner: WriterRecord{QueryID: id, Owner: MetadataKey},
+			Reason: fmt.Sprintf("shared checkpoint: metadata holds query id %s, not %s", id, queryID)}
 	}
 	return nil
 }

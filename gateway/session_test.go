@@ -11,6 +11,7 @@ import (
 
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/memstore"
+	"github.com/ckgate/ckgate/gateway/sessiontest"
 )
 
 // clock is a manual clock for lease tests.
@@ -258,6 +259,19 @@ func TestSessionSharedCheckpointRefused(t *testing.T) {
 			t.Fatalf("open: %v, want ErrInUse naming query other", err)
 		}
 	})
+	t.Run("metadata without a query id", func(t *testing.T) {
+		st, c := memstore.New(), newClock()
+		if _, err := st.Put(ctx, "metadata", []byte(`{"uuid":"other"}`), gateway.IfAbsent()); err != nil {
+			t.Fatal(err)
+		}
+		_, err := gateway.OpenSession(ctx, st, opts(c, 1))
+		if !errors.Is(err, gateway.ErrInvalidKey) || !strings.Contains(err.Error(), "metadata") {
+			t.Fatalf("open: %v, want ErrInvalidKey naming metadata (not a new checkpoint)", err)
+		}
+		if _, err := st.Stat(ctx, gateway.WriterKey); !errors.Is(err, gateway.ErrNotFound) {
+			t.Fatalf("writer record written over unreadable metadata: %v", err)
+		}
+	})
 	t.Run("writer record of another query", func(t *testing.T) {
 		st, c := memstore.New(), newClock()
 		open(t, st, opts(c, 1))
@@ -320,30 +334,8 @@ func TestSessionZombieAtMostOneMoreBatch(t *testing.T) {
 			if zombieBatches > 1 {
 				t.Fatalf("zombie did %d batches after the take-over", zombieBatches)
 			}
-			assertLog(t, st, 5)
+			sessiontest.WantLog(t, st, 5)
 		})
-	}
-}
-
-// assertLog checks offsets/0..n-1 and commits/0..n-1 exist once each and nothing else.
-func assertLog(t *testing.T, st gateway.Store, n int) {
-	t.Helper()
-	for _, dir := range []string{"offsets/", "commits/"} {
-		var keys []string
-		for a, err := range st.List(context.Background(), dir) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			keys = append(keys, a.Key)
-		}
-		if len(keys) != n {
-			t.Fatalf("%s has %d entries %v, want %d", dir, len(keys), keys, n)
-		}
-		for i := range n {
-			if _, err := st.Stat(context.Background(), fmt.Sprintf("%s%d", dir, i)); err != nil {
-				t.Fatalf("gap in the log: %v", err)
-			}
-		}
 	}
 }
 

@@ -246,7 +246,7 @@ func (a *Authorizer) locate(ctx context.Context, key string) (string, []string, 
 func isLogEntry(loc string, roots []string) bool {
 	dir, name := splitLocation(loc)
 	_, parent := splitLocation(dir)
-	if parent == "_spark_metadata" && isBatchName(strings.TrimSuffix(name, ".compact")) {
+	if parent == "_spark_metadata" && gateway.AllDigits(strings.TrimSuffix(name, ".compact")) {
 		return true
 	}
 	for _, r := range roots {
@@ -270,10 +270,10 @@ func logEntryRel(rel string) bool {
 	}
 	switch dir {
 	case "offsets", "commits":
-		return isBatchName(name)
+		return gateway.AllDigits(name)
 	case "sources":
 		_, n, ok := strings.Cut(name, "/")
-		return ok && !strings.Contains(n, "/") && isBatchName(strings.TrimSuffix(n, ".compact"))
+		return ok && !strings.Contains(n, "/") && gateway.AllDigits(strings.TrimSuffix(n, ".compact"))
 	}
 	return false
 }

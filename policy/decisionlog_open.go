@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"syscall"
+
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // ErrDecisionLogFile: a decision log that is not a regular file (a device
@@ -32,38 +31,15 @@ func OpenDecisionLog(name string, console io.Writer) (*DecisionLog, func() error
 		l.console = true
 		return l, func() error { return nil }, nil
 	}
-	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() {
-		return nil, nil, notRegular(name, fi.Mode())
+	f, err := gateway.AppendRegularFile(name)
+	var nr *gateway.NotRegularFileError
+	if errors.As(err, &nr) {
+		return nil, nil, fmt.Errorf("decision log %s: %w (it is %s)", name, ErrDecisionLogFile, gateway.FileType(nr.Mode))
 	}
-	// O_NONBLOCK: a FIFO put there since the Stat must not block the open.
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return nil, nil, fmt.Errorf("decision log %s: %w", name, err)
-	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = notRegular(name, fi.Mode())
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
 	}
 	l := NewDecisionLog(f)
 	l.sync = f.Sync
 	return l, f.Close, nil
-}
-
-func notRegular(name string, m fs.FileMode) error {
-	what := "not a regular file"
-	switch {
-	case m.IsDir():
-		what = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a FIFO"
-	case m&fs.ModeDevice != 0:
-		what = "a device"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	}
-	return fmt.Errorf("decision log %s: %w (it is %s)", name, ErrDecisionLogFile, what)
 }

@@ -221,7 +221,7 @@ func readIDs(ctx context.Context, s gateway.Store, cp *Checkpoint, writer bool) 
 	case err != nil:
 		return fmt.Errorf("audit %s: %w", cp.URL, err)
 	default:
-		id, perr := ParseMetadata(data)
+		id, perr := gateway.ParseMetadataID(data)
 		if perr != nil {
 			cp.Error = perr.Error()
 		} else if id == "" {

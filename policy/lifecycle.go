@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -145,12 +146,7 @@ func parseTop(top map[string]json.RawMessage) (Bucket, error) {
 		has("immutableStorageWithVersioning"), has("immutabilityPolicy"), has("hasLegalHold"):
 		return parseAzureProperties(top)
 	}
-	keys := make([]string, 0, len(top))
-	for k := range top {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return Bucket{}, fmt.Errorf("not a lifecycle, versioning, soft delete or lock configuration of S3, GCS or Azure (top-level fields: %s)", strings.Join(keys, ", "))
+	return Bucket{}, fmt.Errorf("not a lifecycle, versioning, soft delete or lock configuration of S3, GCS or Azure (top-level fields: %s)", strings.Join(slices.Sorted(maps.Keys(top)), ", "))
 }
 
 // strictUnmarshal decodes one JSON value with numbers kept exact and no

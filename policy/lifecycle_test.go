@@ -217,18 +217,6 @@ func FuzzParseLifecycle(f *testing.F) {
 	})
 }
 
-func FuzzParseMetadata(f *testing.F) {
-	f.Add([]byte(`{"id":"dddc5e7f-1e71-454c-8362-de184444fb5a"}`))
-	f.Add([]byte(`{"id":""}`))
-	f.Add([]byte(`{"id":null}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		id, err := policy.ParseMetadata(data)
-		if err != nil && id != "" {
-			t.Fatalf("error %v with id %q", err, id)
-		}
-	})
-}
-
 // FuzzParseInput: a parsed input always has a valid action and a root, and
 // the engine answers it without panicking, refusing by a named rule.
 func FuzzParseInput(f *testing.F) {

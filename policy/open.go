@@ -1,10 +1,7 @@
 package policy
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/ckgate/ckgate/gateway"
@@ -27,16 +24,9 @@ type OpenRequest struct {
 // known query's root, no query id) is a *DeniedError; a metadata file that
 // cannot be read or parsed is an error naming it.
 func CheckOpen(ctx context.Context, e *Engine, store gateway.Store, req OpenRequest, log *DecisionLog) error {
-	mdID := ""
-	data, _, err := gateway.GetBounded(ctx, store, "metadata", 0)
-	switch {
-	case errors.Is(err, gateway.ErrNotFound):
-	case err != nil:
+	mdID, err := gateway.ReadMetadataID(ctx, store)
+	if err != nil {
 		return fmt.Errorf("open %s: %w", gateway.Redact(req.Root), err)
-	default:
-		if mdID, err = ParseMetadata(data); err != nil {
-			return gateway.E("open", "metadata", gateway.ErrInvalidKey, err)
-		}
 	}
 	return DecideOpen(ctx, e, req, mdID, log)
 }
@@ -72,24 +62,4 @@ func DecideOpen(ctx context.Context, e *Engine, req OpenRequest, mdID string, lo
 		req.Warn(Warning{Action: in.Action, Path: root, Violations: d.Warn})
 	}
 	return err
-}
-
-// ParseMetadata returns the query id of a checkpoint's metadata file
-// (Spark's and ckgate's: one JSON object with "id"). An empty id is
-// allowed (the caller decides); anything but a JSON object is an error.
-func ParseMetadata(data []byte) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var md struct {
-		ID *string `json:"id"`
-	}
-	if err := dec.Decode(&md); err != nil {
-		return "", fmt.Errorf("metadata: not a checkpoint metadata file: %w", err)
-	}
-	if dec.More() {
-		return "", errors.New("metadata: trailing data after the JSON object")
-	}
-	if md.ID == nil {
-		return "", errors.New(`metadata: no "id" field`)
-	}
-	return *md.ID, nil
 }

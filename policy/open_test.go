@@ -65,17 +65,3 @@ func TestCheckOpenUnreadableMetadata(t *testing.T) {
 		t.Fatalf("err = %v, want ErrUnavailable", err)
 	}
 }
-
-func TestParseMetadata(t *testing.T) {
-	for in, want := range map[string]string{`{"id":"dddc5e7f-1e71-454c-8362-de184444fb5a"}`: "dddc5e7f-1e71-454c-8362-de184444fb5a", `{"id":""}`: ""} {
-		got, err := policy.ParseMetadata([]byte(in))
-		if err != nil || got != want {
-			t.Errorf("ParseMetadata(%s) = %q, %v", in, got, err)
-		}
-	}
-	for _, in := range []string{``, `[]`, `{}`, `{"id":1}`, `{"id":"a"} {"id":"b"}`, `{"id":"a"`} {
-		if _, err := policy.ParseMetadata([]byte(in)); err == nil {
-			t.Errorf("ParseMetadata(%q) accepted", in)
-		}
-	}
-}

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -28,7 +29,7 @@ var (
 // aside) of a non-test module that the gateway would not read, or would not read as a set.
 func checkRulePlacement(modules map[string]*ast.Module) error {
 	var errs []string
-	for _, name := range sortedKeys(modules) {
+	for _, name := range slices.Sorted(maps.Keys(modules)) {
 		m := modules[name]
 		if strings.HasSuffix(name, "_test.rego") || m == nil || m.Package == nil {
 			continue
@@ -96,13 +97,4 @@ func where(loc *ast.Location, name string) string {
 		return name
 	}
 	return fmt.Sprintf("%s:%d", loc.File, loc.Row)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -56,7 +56,7 @@ func purgeEntry(loc string, roots []string) (log string, batch int64, dir string
 	d, name := splitLocation(loc)
 	pd, parent := splitLocation(d)
 	n, err := strconv.ParseInt(strings.TrimSuffix(name, ".compact"), 10, 64)
-	if err != nil || !isBatchName(strings.TrimSuffix(name, ".compact")) {
+	if err != nil || !gateway.AllDigits(strings.TrimSuffix(name, ".compact")) {
 		return "", 0, "", false
 	}
 	if parent == "_spark_metadata" {
@@ -177,7 +177,7 @@ func (a *Authorizer) newestBatch(ctx context.Context, prefix string, compact boo
 				continue
 			}
 		}
-		if !isBatchName(name) {
+		if !gateway.AllDigits(name) {
 			continue
 		}
 		n, err := strconv.ParseInt(name, 10, 64)

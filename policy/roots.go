@@ -96,7 +96,7 @@ func (f *RootFinder) Wrote(loc string) {
 	dir, name := splitLocation(loc)
 	switch {
 	case name == "metadata" && !operatorMetadataDir(dir):
-	case isBatchName(name) && (strings.HasSuffix(dir, "/offsets") || strings.HasSuffix(dir, "/commits")):
+	case gateway.AllDigits(name) && (strings.HasSuffix(dir, "/offsets") || strings.HasSuffix(dir, "/commits")):
 		dir, _ = splitLocation(dir)
 	default:
 		return
@@ -176,18 +176,6 @@ func operatorMetadataDir(dir string) bool {
 	return n >= 3 && segs[n-1] == "_metadata" && segs[n-3] == "state"
 }
 
-func isBatchName(s string) bool {
-	if s == "" || len(s) > 19 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // fileIsRoot probes a local directory without following a link at its
 // last name and without opening anything but directories.
 func fileIsRoot(dir string) (bool, error) {
@@ -231,7 +219,7 @@ func dirHasBatchName(p string) (bool, error) {
 	for {
 		names, err := d.Readdirnames(256)
 		for _, n := range names {
-			if isBatchName(n) {
+			if gateway.AllDigits(n) {
 				return true, nil
 			}
 		}
@@ -273,7 +261,7 @@ func storeIsRoot(ctx context.Context, s gateway.Store, name string) (bool, error
 				return false, err
 			}
 			rest := strings.TrimPrefix(a.Key, dir+log)
-			if isBatchName(rest) {
+			if gateway.AllDigits(rest) {
 				return true, nil
 			}
 			if rest != "" && rest[0] > '9' {

@@ -78,7 +78,7 @@ func rootOfKey(key string) (string, bool) {
 			return "", false // not a key
 		case segs[i] == "metadata" && !operatorMetadataDir(parent):
 			return parent, true
-		case i == len(segs)-1 && i >= 2 && isBatchName(segs[i]) && (segs[i-1] == "offsets" || segs[i-1] == "commits"):
+		case i == len(segs)-1 && i >= 2 && gateway.AllDigits(segs[i]) && (segs[i-1] == "offsets" || segs[i-1] == "commits"):
 			return strings.Join(segs[:i-1], "/"), true
 		}
 	}

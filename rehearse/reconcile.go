@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
@@ -107,12 +108,7 @@ func Reconcile(ref, drill []string, keyCols []string) (Diff, error) {
 		return Diff{}, fmt.Errorf("drill: %w", err)
 	}
 	d := Diff{RefRows: int64(len(ref)), DrillRows: int64(len(drill))}
-	keys := make([]string, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[k]
 		var lost, extra, foreign int64
 		for r, n := range g.ref {

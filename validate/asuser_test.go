@@ -26,6 +26,20 @@ func asUserSetup(t *testing.T) (child []string, dir string) {
 	return []string{bin}, dir
 }
 
+// nobodysDir makes dir/ckpt, owned by nobody: a checkpoint root the job
+// user may write.
+func nobodysDir(t *testing.T, dir string) string {
+	t.Helper()
+	root := filepath.Join(dir, "ckpt")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(root, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
 // TestAsUserCannotWrite: a root-owned directory that nobody may read but
 // not write: the kernel refuses the write (EACCES) although the caller is
 // root, and the report says so at the authorization layer.
@@ -72,13 +86,7 @@ func TestAsUserCannotWrite(t *testing.T) {
 // principal is nobody's, and --expect-principal checks it.
 func TestAsUserCanWrite(t *testing.T) {
 	child, dir := asUserSetup(t)
-	root := filepath.Join(dir, "ckpt")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(root, nobody, nobody); err != nil {
-		t.Fatal(err)
-	}
+	root := nobodysDir(t, dir)
 	rep := run(t, root, validate.Options{AsUser: "nobody", Child: child, ExpectPrincipal: "nobody"})
 	if !rep.OK {
 		t.Fatalf("not ok:\n%s", dump(rep))
@@ -115,13 +123,7 @@ func TestAsUserUsage(t *testing.T) {
 // not root.
 func TestRootLeavesNoRootOwnedPaths(t *testing.T) {
 	child, dir := asUserSetup(t)
-	root := filepath.Join(dir, "ckpt")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(root, nobody, nobody); err != nil {
-		t.Fatal(err)
-	}
+	root := nobodysDir(t, dir)
 	rep := run(t, root, validate.Options{})
 	if !rep.OK {
 		t.Fatalf("root fails:\n%s", dump(rep))

@@ -6,6 +6,8 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
+
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // UserSpec is a parsed --as-user value: a user name, or a numeric uid
@@ -34,14 +36,14 @@ func ParseUserSpec(s string) (UserSpec, error) {
 		return bad("empty")
 	}
 	left, right, hasColon := strings.Cut(s, ":")
-	if isDigits(left) {
+	if gateway.AllDigits(left) {
 		id, err := parseID(left)
 		if err != nil {
 			return bad("uid " + err.Error())
 		}
 		u.UID = id
 		if hasColon {
-			if !isDigits(right) {
+			if !gateway.AllDigits(right) {
 				return bad("gid must be a number")
 			}
 			gid, err := parseID(right)
@@ -60,18 +62,6 @@ func ParseUserSpec(s string) (UserSpec, error) {
 	}
 	u.Name = left
 	return u, nil
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 func parseID(s string) (uint32, error) {

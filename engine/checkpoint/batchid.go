@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // MaxBatchID is the largest batch id ckgate reads or writes: 2^62. Spark's
@@ -24,7 +26,7 @@ var errNotBatchID = errors.New("not a batch id")
 // MaxBatchID (or beyond int64) is ErrBatchRange; any other name that is not
 // digits only is an error that is not.
 func ParseBatchID(s string) (int64, error) {
-	if !isDigits(s) {
+	if !gateway.AllDigits(s) {
 		return 0, errNotBatchID
 	}
 	id, err := strconv.ParseInt(s, 10, 64)

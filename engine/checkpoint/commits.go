@@ -46,11 +46,7 @@ type commitJSON struct {
 
 // DecodeCommit decodes a commits/<N> file.
 func DecodeCommit(data []byte) (*CommitMetadata, error) {
-	lines := splitLines(data)
-	if len(lines) == 0 {
-		return nil, truncatedf("incomplete log file in the offset commit log (empty)")
-	}
-	v, err := parseVersionLine(lines[0], CommitLogMaxVersion, "commit log")
+	lines, v, err := versionedLines(data, CommitLogMaxVersion, "commit log", "incomplete log file in the offset commit log (empty)")
 	if err != nil {
 		return nil, err
 	}
@@ -85,12 +81,9 @@ func DecodeCommit(data []byte) (*CommitMetadata, error) {
 
 // Encode returns the commit file as Spark writes it (no trailing newline).
 func (c CommitMetadata) Encode() ([]byte, error) {
-	v := c.Version
-	if v == 0 {
-		v = 1
-	}
-	if v > CommitLogMaxVersion {
-		return nil, &VersionError{What: "commit log", Found: v, Max: CommitLogMaxVersion}
+	v, err := encodeVersion(c.Version, 1, CommitLogMaxVersion, "commit log")
+	if err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	b.WriteString("v" + strconv.Itoa(v) + "\n{")

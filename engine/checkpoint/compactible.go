@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 
@@ -238,11 +239,4 @@ func readCompactibleLog[T any](ctx context.Context, st gateway.Store, dir, what 
 }
 
 // sortedIDs returns the keys of m in order.
-func sortedIDs[V any](m map[int64]V) []int64 {
-	ids := make([]int64, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
+func sortedIDs[V any](m map[int64]V) []int64 { return slices.Sorted(maps.Keys(m)) }

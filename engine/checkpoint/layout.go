@@ -26,7 +26,7 @@ import (
 // Names that are not part of the layout (dotfiles, *.tmp) are ignored by
 // Spark; Inspect reports them.
 const (
-	MetadataKey = "metadata"
+	MetadataKey = gateway.MetadataKey
 	OffsetsDir  = "offsets"
 	CommitsDir  = "commits"
 	SourcesDir  = "sources"
@@ -124,7 +124,7 @@ func ParseStateFileName(name string) (StateFileName, bool) {
 	base := name[:dot]
 	ver, uid, _ := strings.Cut(base, "_")
 	v, err := strconv.ParseInt(ver, 10, 64)
-	if err != nil || v < 0 || !isDigits(ver) {
+	if err != nil || v < 0 || !gateway.AllDigits(ver) {
 		return StateFileName{}, false
 	}
 	if strings.Contains(base, "_") && uid == "" {
@@ -262,7 +262,7 @@ func classifyState(e *entry, segs []string) {
 		return
 	}
 	part, err := strconv.Atoi(segs[2])
-	if err != nil || part < 0 || !isDigits(segs[2]) {
+	if err != nil || part < 0 || !gateway.AllDigits(segs[2]) {
 		return
 	}
 	rest := segs[3:]

@@ -335,7 +335,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // compareNumeric orders decimal names numerically, then others bytewise.
 func compareNumeric(a, b string) int {
-	da, db := isDigits(a), isDigits(b)
+	da, db := gateway.AllDigits(a), gateway.AllDigits(b)
 	switch {
 	case da && db:
 		if len(a) != len(b) {

@@ -1,8 +1,9 @@
 package checkpoint
 
 import (
-	"bytes"
 	"encoding/json"
+
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // StreamMetadata is the checkpoint's "metadata" file: {"id":"<query uuid>"},
@@ -12,19 +13,18 @@ type StreamMetadata struct {
 	ID string `json:"id"`
 }
 
-// DecodeStreamMetadata decodes the metadata file.
+// DecodeStreamMetadata decodes the metadata file with the one parser of
+// it (gateway.ParseMetadataID): a file cut short (an empty one included)
+// is ErrTruncated, any other refusal or an empty id ErrCorrupt.
 func DecodeStreamMetadata(data []byte) (*StreamMetadata, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, truncatedf("empty query metadata")
-	}
-	var m StreamMetadata
-	if err := json.Unmarshal(data, &m); err != nil {
+	id, err := gateway.ParseMetadataID(data)
+	if err != nil {
 		return nil, jsonErr("query metadata", err)
 	}
-	if m.ID == "" {
+	if id == "" {
 		return nil, corruptf("query metadata without an id")
 	}
-	return &m, nil
+	return &StreamMetadata{ID: id}, nil
 }
 
 // Encode returns the bytes Spark writes: {"id":"…"} without a newline.

@@ -51,11 +51,7 @@ type OffsetSeqMetadata struct {
 
 // DecodeOffsetSeq decodes an offsets/<N> file.
 func DecodeOffsetSeq(data []byte) (*OffsetSeq, error) {
-	lines := splitLines(data)
-	if len(lines) == 0 {
-		return nil, truncatedf("incomplete offset log file (empty)")
-	}
-	v, err := parseVersionLine(lines[0], OffsetLogMaxVersion, "offset log")
+	lines, v, err := versionedLines(data, OffsetLogMaxVersion, "offset log", "incomplete offset log file (empty)")
 	if err != nil {
 		return nil, err
 	}
@@ -92,12 +88,9 @@ func DecodeOffsetSeq(data []byte) (*OffsetSeq, error) {
 // Encode returns the file Spark (and ckgate's engine) writes: no trailing
 // newline, conf keys sorted.
 func (s OffsetSeq) Encode() ([]byte, error) {
-	v := s.Version
-	if v == 0 {
-		v = 1
-	}
-	if v > OffsetLogMaxVersion {
-		return nil, &VersionError{What: "offset log", Found: v, Max: OffsetLogMaxVersion}
+	v, err := encodeVersion(s.Version, 1, OffsetLogMaxVersion, "offset log")
+	if err != nil {
+		return nil, err
 	}
 	if s.Metadata == nil && len(s.Sources) == 0 {
 		// "v1\n" would read back as a file without its metadata line

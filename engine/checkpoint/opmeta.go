@@ -51,11 +51,7 @@ type opMetaJSON struct {
 
 // DecodeOperatorMetadata decodes a v1 or v2 operator metadata file.
 func DecodeOperatorMetadata(data []byte) (*OperatorMetadata, error) {
-	lines := splitLines(data)
-	if len(lines) == 0 {
-		return nil, truncatedf("empty operator metadata")
-	}
-	v, err := parseVersionLine(lines[0], OperatorMetadataMaxVersion, "operator metadata")
+	lines, v, err := versionedLines(data, OperatorMetadataMaxVersion, "operator metadata", "empty operator metadata")
 	if err != nil {
 		return nil, err
 	}
@@ -91,12 +87,9 @@ func DecodeOperatorMetadata(data []byte) (*OperatorMetadata, error) {
 // Encode returns the operator metadata file (v1 unless Version is 2), no
 // trailing newline.
 func (m OperatorMetadata) Encode() ([]byte, error) {
-	v := m.Version
-	if v == 0 {
-		v = 1
-	}
-	if v > OperatorMetadataMaxVersion {
-		return nil, &VersionError{What: "operator metadata", Found: v, Max: OperatorMetadataMaxVersion}
+	v, err := encodeVersion(m.Version, 1, OperatorMetadataMaxVersion, "operator metadata")
+	if err != nil {
+		return nil, err
 	}
 	type storeV1 struct {
 		Name             string `json:"storeName"`

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -414,23 +415,13 @@ func (in *inspector) operatorTasks(op *opIdx) []func(context.Context) error {
 	for name, files := range op.schemaV3 {
 		latest := slices.MaxFunc(files, func(a, b *entry) int {
 			if a.batch != b.batch {
-				return compareInt(a.batch, b.batch)
+				return cmp.Compare(a.batch, b.batch)
 			}
 			return compareNumeric(a.Key, b.Key)
 		})
 		tasks = append(tasks, in.readTask(latest, SeverityError, "state schema", setSchema(name)))
 	}
 	return tasks
-}
-
-func compareInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (in *inspector) decodeWriter(data []byte) error {

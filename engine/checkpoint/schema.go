@@ -181,15 +181,11 @@ func readV3Families(b []byte, off int, withIDs bool) ([]ColumnFamilySchema, int,
 // Encode writes the schema file in its Version (v2 when 0). v3 is written
 // with schema ids when every family has both ids, else without.
 func (s StateSchema) Encode() ([]byte, error) {
-	v := s.Version
-	if v == 0 {
-		v = 2
-	}
-	if v > StateSchemaMaxVersion {
-		return nil, &VersionError{What: "state schema", Found: v, Max: StateSchemaMaxVersion}
+	v, err := encodeVersion(s.Version, 2, StateSchemaMaxVersion, "state schema")
+	if err != nil {
+		return nil, err
 	}
 	b, _ := appendUTF(nil, "v"+string(rune('0'+v)))
-	var err error
 	appendChunked := func(str string) {
 		if err != nil {
 			return

@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"strconv"
 	"strings"
+
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // Text logs (offsets, commits, sources, _spark_metadata, operator metadata)
@@ -33,7 +35,7 @@ func parseVersionLine(line string, max int, what string) (int, error) {
 	}
 	v, err := strconv.Atoi(t[1:])
 	if err != nil || v <= 0 {
-		if err != nil && isDigits(t[1:]) {
+		if err != nil && gateway.AllDigits(t[1:]) {
 			// an overflowing number is still a version, just an unknown one
 			return 0, &VersionError{What: what, Found: int(^uint(0) >> 1), Max: max}
 		}
@@ -45,16 +47,33 @@ func parseVersionLine(line string, max int, what string) (int, error) {
 	return v, nil
 }
 
-func isDigits(s string) bool {
-	if s == "" {
-		return false
+// versionedLines splits a text log file into its lines and reads the
+// version of its first: no line at all is ErrTruncated saying empty (the
+// message Spark gives for the file), a bad or too new version line what
+// parseVersionLine says.
+func versionedLines(data []byte, max int, what, empty string) ([]string, int, error) {
+	lines := splitLines(data)
+	if len(lines) == 0 {
+		return nil, 0, truncatedf("%s", empty)
 	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
+	v, err := parseVersionLine(lines[0], max, what)
+	if err != nil {
+		return nil, 0, err
 	}
-	return true
+	return lines, v, nil
+}
+
+// encodeVersion is the version line an Encode writes: v, or def when v is
+// 0 (unset); one above max is a *VersionError (a file this package could
+// not read back).
+func encodeVersion(v, def, max int, what string) (int, error) {
+	if v == 0 {
+		v = def
+	}
+	if v > max {
+		return 0, &VersionError{What: what, Found: v, Max: max}
+	}
+	return v, nil
 }
 
 // clip shortens s for an error message.

@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -89,12 +90,8 @@ func WithBaseline(rec *Recorded, base *Plan) *Recorded {
 		if r.Window == nil {
 			r.Window = b.Window
 		}
-		if r.JoinType == "" {
-			r.JoinType = b.JoinType
-		}
-		if r.Timeout == "" {
-			r.Timeout = b.Timeout
-		}
+		r.JoinType = cmp.Or(r.JoinType, b.JoinType)
+		r.Timeout = cmp.Or(r.Timeout, b.Timeout)
 	}
 	for _, id := range slices.Sorted(maps.Keys(byID)) {
 		note("operator %d has no state in the checkpoint: ignored", id)
@@ -115,15 +112,11 @@ func mergeSource(r, b Source, note func(string, ...any)) Source {
 	} else if len(b.Topics) > 0 && !sameSet(r.Topics, b.Topics) {
 		note("topics %v, but the checkpoint records %v: the checkpoint wins", b.Topics, r.Topics)
 	}
-	if r.TopicPattern == "" {
-		r.TopicPattern = b.TopicPattern
-	}
+	r.TopicPattern = cmp.Or(r.TopicPattern, b.TopicPattern)
 	if r.TopicIDs == nil {
 		r.TopicIDs = b.TopicIDs
 	}
-	if r.ClusterID == "" {
-		r.ClusterID = b.ClusterID
-	}
+	r.ClusterID = cmp.Or(r.ClusterID, b.ClusterID)
 	if r.Path == "" {
 		r.Path = b.Path
 	} else if b.Path != "" && !samePath(r.Path, b.Path) && !coversPath(b.Path, r.Path) {
@@ -131,12 +124,8 @@ func mergeSource(r, b Source, note func(string, ...any)) Source {
 	} else if b.Path != "" {
 		r.Path = b.Path // the directory the user named, which covers the files read
 	}
-	if r.Format == "" {
-		r.Format = b.Format
-	}
-	if r.TableID == "" {
-		r.TableID = b.TableID
-	}
+	r.Format = cmp.Or(r.Format, b.Format)
+	r.TableID = cmp.Or(r.TableID, b.TableID)
 	if r.Options == nil {
 		r.Options = b.Options
 	}

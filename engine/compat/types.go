@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ckgate/ckgate/gateway"
 )
 
 // Field is one column of a key, value or output schema. In PLAN.json it is
@@ -275,7 +277,7 @@ func (p *typeParser) parse(depth int) (*dataType, error) {
 		if p.eat(',') {
 			scale = p.word()
 		}
-		if !p.eat(')') || !isDigits(prec) || !isDigits(scale) {
+		if !p.eat(')') || !gateway.AllDigits(prec) || !gateway.AllDigits(scale) {
 			return nil, errors.New("decimal(precision,scale) expected")
 		}
 		return &dataType{name: "decimal(" + prec + "," + scale + ")"}, nil
@@ -284,7 +286,7 @@ func (p *typeParser) parse(depth int) (*dataType, error) {
 			return nil, errors.New(w + "(length) expected")
 		}
 		n := p.word()
-		if !p.eat(')') || !isDigits(n) {
+		if !p.eat(')') || !gateway.AllDigits(n) {
 			return nil, errors.New(w + "(length) expected")
 		}
 		return &dataType{name: w + "(" + n + ")"}, nil
@@ -349,18 +351,6 @@ func (p *typeParser) parse(depth int) (*dataType, error) {
 		return &dataType{name: c}, nil
 	}
 	return nil, fmt.Errorf("unknown type %q", w)
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // sparkJSONType converts a type of Spark's StructType JSON to a DDL string.

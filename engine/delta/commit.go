@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 
 	"github.com/ckgate/ckgate/gateway"
 )
@@ -53,36 +54,34 @@ func (a Action) validate() error {
 // ParseCommit parses the bytes of a commit file (newline-delimited JSON
 // actions); key names it in errors. Blank lines are skipped.
 func ParseCommit(key string, data []byte) ([]Action, error) {
-	var out []Action
-	line := 0
-	for len(data) > 0 {
-		line++
-		var l []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i], data[i+1:]
-		} else {
-			l, data = data, nil
+	return parseActions(key, func(yield func([]byte, error) bool) {
+		for l := range bytes.Lines(data) {
+			if !yield(bytes.TrimSuffix(l, []byte("\n")), nil) {
+				return
+			}
 		}
-		if len(bytes.TrimSpace(l)) == 0 {
-			continue
-		}
-		a, err := ParseAction(key, line, l)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, nil
+	})
 }
 
 // ReadCommit reads and parses the commit of version v of the table in s,
 // streaming it line by line (each line at most MaxCommitLineBytes). A
 // missing commit is gateway.ErrNotFound naming its key.
 func ReadCommit(ctx context.Context, s gateway.Store, v int64) ([]Action, error) {
-	key := CommitKey(v)
+	return readActions(ctx, s, CommitKey(v))
+}
+
+// readActions streams the newline-delimited JSON actions of key (a commit
+// or a JSON checkpoint), each line at most MaxCommitLineBytes.
+func readActions(ctx context.Context, s gateway.Store, key string) ([]Action, error) {
+	return parseActions(key, gateway.Lines(ctx, s, key, MaxCommitLineBytes))
+}
+
+// parseActions parses one action a line, numbering the lines from 1 in
+// errors and skipping blank ones; a read error ends it.
+func parseActions(key string, lines iter.Seq2[[]byte, error]) ([]Action, error) {
 	var out []Action
 	line := 0
-	for l, err := range gateway.Lines(ctx, s, key, MaxCommitLineBytes) {
+	for l, err := range lines {
 		if err != nil {
 			return nil, err
 		}

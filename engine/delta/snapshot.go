@@ -298,23 +298,7 @@ func sidecarKey(p string) (string, error) {
 
 func (t *Table) readCheckpointFile(ctx context.Context, key, format string) ([]Action, error) {
 	if format == "json" {
-		var out []Action
-		line := 0
-		for l, err := range gateway.Lines(ctx, t.store, key, MaxCommitLineBytes) {
-			if err != nil {
-				return nil, err
-			}
-			line++
-			if len(strings.TrimSpace(string(l))) == 0 {
-				continue
-			}
-			a, err := ParseAction(key, line, l)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, a)
-		}
-		return out, nil
+		return readActions(ctx, t.store, key)
 	}
 	data, _, err := gateway.GetBounded(ctx, t.store, key, MaxCheckpointBytes)
 	if err != nil {

@@ -1,6 +1,7 @@
 package delta
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -122,18 +123,8 @@ func (w *Writer) TxnVersion() int64 {
 // Files are the table's live data files, sorted by path.
 func (w *Writer) Files() []Add {
 	out := slices.Collect(maps.Values(w.st.files))
-	slices.SortFunc(out, func(a, b Add) int { return cmpString(a.Path, b.Path) })
+	slices.SortFunc(out, func(a, b Add) int { return cmp.Compare(a.Path, b.Path) })
 	return out
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Prepare writes the data files of a batch for a table with metadata md
@@ -282,7 +273,7 @@ func (w *Writer) checkpoint(ctx context.Context) (string, error) {
 	for i := range files {
 		acts = append(acts, Action{Add: &files[i]})
 	}
-	for _, k := range slices.SortedFunc(maps.Keys(st.tombstones), func(a, b fileKey) int { return cmpString(a.path+"\x00"+a.dv, b.path+"\x00"+b.dv) }) {
+	for _, k := range slices.SortedFunc(maps.Keys(st.tombstones), func(a, b fileKey) int { return cmp.Compare(a.path+"\x00"+a.dv, b.path+"\x00"+b.dv) }) {
 		r := st.tombstones[k]
 		acts = append(acts, Action{Remove: &r})
 	}

@@ -126,7 +126,7 @@ func (n *binary) eval(r *row.Row) row.Value {
 		return row.BoolV(truth(n.l.eval(r)) || truth(n.r.eval(r)))
 	}
 	a, b := n.l.eval(r), n.r.eval(r)
-	c, ok := compare(a, b)
+	c, ok := row.Compare(a, b)
 	switch n.op {
 	case "==":
 		return row.BoolV(ok && c == 0)
@@ -147,7 +147,7 @@ func (n *binary) eval(r *row.Row) row.Value {
 func (n *inList) eval(r *row.Row) row.Value {
 	v := n.x.eval(r)
 	for _, e := range n.list {
-		if c, ok := compare(v, e.eval(r)); ok && c == 0 {
+		if c, ok := row.Compare(v, e.eval(r)); ok && c == 0 {
 			return row.BoolV(true)
 		}
 	}
@@ -155,41 +155,6 @@ func (n *inList) eval(r *row.Row) row.Value {
 }
 
 func ordered(v row.Value) bool { return v.K == row.Int || v.K == row.Float || v.K == row.String }
-
-// compare orders a and b; ok is false for values of different types.
-func compare(a, b row.Value) (int, bool) {
-	if x, ok := a.Num(); ok {
-		y, ok := b.Num()
-		if !ok {
-			return 0, false
-		}
-		if a.K == row.Int && b.K == row.Int {
-			return cmp3(a.I, b.I), true
-		}
-		return cmp3(x, y), true
-	}
-	if a.K != b.K {
-		return 0, false
-	}
-	switch a.K {
-	case row.Null:
-		return 0, true
-	case row.Bool:
-		return cmp3(a.I, b.I), true
-	default:
-		return strings.Compare(a.S, b.S), true
-	}
-}
-
-func cmp3[T int64 | float64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 // Parse parses src.
 func Parse(src string) (*Expr, error) {

@@ -63,51 +63,11 @@ func (a aggFunc) add(x *acc, r *row.Row) {
 		}
 		if x.n == 0 {
 			x.v = v
-		} else if c, ok := order(v, x.v); ok && ((a.fn == spec.AggMin && c < 0) || (a.fn == spec.AggMax && c > 0)) {
+		} else if c, ok := row.Compare(v, x.v); ok && ((a.fn == spec.AggMin && c < 0) || (a.fn == spec.AggMax && c > 0)) {
 			x.v = v
 		}
 		x.n++
 	}
-}
-
-// order compares two numbers or two strings.
-func order(a, b row.Value) (int, bool) {
-	if x, ok := a.Num(); ok {
-		y, ok := b.Num()
-		if !ok {
-			return 0, false
-		}
-		if a.K == row.Int && b.K == row.Int {
-			return cmp64(a.I, b.I), true
-		}
-		switch {
-		case x < y:
-			return -1, true
-		case x > y:
-			return 1, true
-		}
-		return 0, true
-	}
-	if a.K == row.String && b.K == row.String {
-		switch {
-		case a.S < b.S:
-			return -1, true
-		case a.S > b.S:
-			return 1, true
-		}
-		return 0, true
-	}
-	return 0, false
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (a aggFunc) merge(x, y *acc) {
@@ -118,7 +78,7 @@ func (a aggFunc) merge(x, y *acc) {
 		}
 		if x.n == 0 {
 			x.v = y.v
-		} else if c, ok := order(y.v, x.v); ok && ((a.fn == spec.AggMin && c < 0) || (a.fn == spec.AggMax && c > 0)) {
+		} else if c, ok := row.Compare(y.v, x.v); ok && ((a.fn == spec.AggMin && c < 0) || (a.fn == spec.AggMax && c > 0)) {
 			x.v = y.v
 		}
 	}

@@ -3,6 +3,7 @@ package operator
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -28,15 +29,9 @@ type dedup struct {
 
 func newDedup(k keyed, delay int64) *dedup {
 	d := &dedup{keyed: k, delay: delay}
-	d.seen = make([]map[string]int64, k.parts)
-	for i := range d.seen {
-		d.seen[i] = map[string]int64{}
-	}
+	d.seen = partMaps[int64](k.parts)
 	d.dirty = make([][]string, k.parts)
-	d.minExp = make([]int64, k.parts)
-	for i := range d.minExp {
-		d.minExp[i] = math.MaxInt64
-	}
+	d.minExp = noneYet(k.parts)
 	return d
 }
 
@@ -115,12 +110,7 @@ func (d *dedup) Restore(p int, c state.Change) error {
 }
 
 func (d *dedup) Snapshot(p int, add func(state.Change)) {
-	keys := make([]string, 0, len(d.seen[p]))
-	for k := range d.seen[p] {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(d.seen[p])) {
 		add(state.Change{Key: []byte(k), Value: encodeExp(d.seen[p][k])})
 	}
 }

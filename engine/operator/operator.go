@@ -24,6 +24,7 @@ package operator
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/ckgate/ckgate/engine/row"
 	"github.com/ckgate/ckgate/engine/spec"
@@ -92,6 +93,25 @@ func New(s *spec.Spec, c Config) (Operator, error) {
 }
 
 // keyed is what the keyed operators share: key fields and partitioning.
+// partMaps is one empty map per partition: a keyed operator's groups.
+func partMaps[V any](parts int) []map[string]V {
+	m := make([]map[string]V, parts)
+	for i := range m {
+		m[i] = map[string]V{}
+	}
+	return m
+}
+
+// noneYet is one math.MaxInt64 per partition: the earliest expiry (or
+// window end) of a partition that holds nothing yet.
+func noneYet(parts int) []int64 {
+	t := make([]int64, parts)
+	for i := range t {
+		t[i] = math.MaxInt64
+	}
+	return t
+}
+
 type keyed struct {
 	keys   []string
 	fields []*row.Field

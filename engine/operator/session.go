@@ -1,8 +1,10 @@
 package operator
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -44,15 +46,9 @@ type sess struct {
 func newSession(k keyed, gap int64, aggs []spec.Aggregate, mode string) *session {
 	s := &session{keyed: k, gap: gap, aggs: compileAggs(aggs), update: mode == spec.Update}
 	s.names = outputNames(k.keys, aggs)
-	s.groups = make([]map[string]*group, k.parts)
-	for i := range s.groups {
-		s.groups[i] = map[string]*group{}
-	}
+	s.groups = partMaps[*group](k.parts)
 	s.dirty = make([][]*group, k.parts)
-	s.minEnd = make([]int64, k.parts)
-	for i := range s.minEnd {
-		s.minEnd[i] = math.MaxInt64
-	}
+	s.minEnd = noneYet(k.parts)
 	return s
 }
 
@@ -82,7 +78,7 @@ func (s *session) Add(ts int64, r *row.Row) {
 		}
 		kept = append(kept, o)
 	}
-	i, _ := slices.BinarySearchFunc(kept, n.start, func(x sess, t int64) int { return cmp64(x.start, t) })
+	i, _ := slices.BinarySearchFunc(kept, n.start, func(x sess, t int64) int { return cmp.Compare(x.start, t) })
 	kept = slices.Insert(kept, i, n)
 	g.list = append(g.list[:0], kept...)
 	s.scratch = kept[:0]
@@ -249,12 +245,7 @@ func (s *session) Restore(p int, c state.Change) error {
 }
 
 func (s *session) Snapshot(p int, add func(state.Change)) {
-	keys := make([]string, 0, len(s.groups[p]))
-	for k := range s.groups[p] {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(s.groups[p])) {
 		add(state.Change{Key: []byte(k), Value: s.encode(s.groups[p][k])})
 	}
 }

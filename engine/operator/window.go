@@ -59,14 +59,8 @@ func newWindow(k keyed, size, slide int64, aggs []spec.Aggregate, mode string) *
 	w := &window{keyed: k, size: size, slide: slide, aggs: compileAggs(aggs), update: mode == spec.Update}
 	w.countOnly = len(w.aggs) == 1 && w.aggs[0].field == ""
 	w.names = outputNames(k.keys, aggs)
-	w.parts = make([]map[string]*win, k.parts)
-	for i := range w.parts {
-		w.parts[i] = map[string]*win{}
-	}
-	w.minEnd = make([]int64, k.parts)
-	for i := range w.minEnd {
-		w.minEnd[i] = math.MaxInt64
-	}
+	w.parts = partMaps[*win](k.parts)
+	w.minEnd = noneYet(k.parts)
 	w.fastMinEnd = math.MaxInt64
 	if len(k.keys) == 1 {
 		w.fast = newWinTable(0)

@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/backendtest"
 	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
@@ -29,11 +30,6 @@ func randomBytes(n int, seed uint64) []byte {
 	return b
 }
 
-// onlyReader hides any WriterTo/Seeker of the reader under it.
-type onlyReader struct{ r io.Reader }
-
-func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
-
 // TestPutStream20MiB: a 20 MiB stream is staged as three blocks of the
 // default size and committed create-only; a second create-only stream of
 // the key is refused and leaves the first intact.
@@ -41,7 +37,7 @@ func TestPutStream20MiB(t *testing.T) {
 	s := newStore(t, "")
 	ctx := t.Context()
 	data := randomBytes(20<<20, 1)
-	v, err := s.PutStream(ctx, "state/0/0/1.snapshot", onlyReader{bytes.NewReader(data)}, gateway.IfAbsent())
+	v, err := s.PutStream(ctx, "state/0/0/1.snapshot", backendtest.StreamOnly(bytes.NewReader(data)), gateway.IfAbsent())
 	if err != nil {
 		t.Fatalf("put stream: %v", err)
 	}
@@ -53,7 +49,7 @@ func TestPutStream20MiB(t *testing.T) {
 		t.Errorf("%d committed blocks, want 3 of %d bytes", n, BlockSize)
 	}
 	other := randomBytes(20<<20, 2)
-	_, err = s.PutStream(ctx, "state/0/0/1.snapshot", onlyReader{bytes.NewReader(other)}, gateway.IfAbsent())
+	_, err = s.PutStream(ctx, "state/0/0/1.snapshot", backendtest.StreamOnly(bytes.NewReader(other)), gateway.IfAbsent())
 	storetest.WantKeyKind(t, "", err, "state/0/0/1.snapshot", gateway.ErrExists)
 
 	rc, a, err := s.GetStream(ctx, "state/0/0/1.snapshot")
@@ -80,7 +76,7 @@ func TestPutStreamSizes(t *testing.T) {
 	for _, n := range []int{0, 1, 1023, 1024, 1025, 2048, 5000} {
 		key := fmt.Sprintf("sizes/%d", n)
 		data := randomBytes(n, uint64(n))
-		v, err := s.PutStream(t.Context(), key, onlyReader{bytes.NewReader(data)}, gateway.IfAbsent())
+		v, err := s.PutStream(t.Context(), key, backendtest.StreamOnly(bytes.NewReader(data)), gateway.IfAbsent())
 		if err != nil {
 			t.Fatalf("%d bytes: %v", n, err)
 		}
@@ -91,25 +87,6 @@ func TestPutStreamSizes(t *testing.T) {
 	}
 }
 
-// cancelAfter yields n bytes, then cancels ctx and goes on yielding.
-type cancelAfter struct {
-	r      io.Reader
-	n      int
-	cancel context.CancelFunc
-}
-
-func (c *cancelAfter) Read(p []byte) (int, error) {
-	if c.n <= 0 {
-		c.cancel()
-	}
-	if len(p) > c.n && c.n > 0 {
-		p = p[:c.n]
-	}
-	k, err := c.r.Read(p)
-	c.n -= k
-	return k, err
-}
-
 // TestPutStreamCancelled: a stream cancelled after some blocks were staged
 // fails with ErrUnavailable and leaves no blob.
 func TestPutStreamCancelled(t *testing.T) {
@@ -117,7 +94,7 @@ func TestPutStreamCancelled(t *testing.T) {
 	s.d.blockSize = 4 << 10
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	r := &cancelAfter{r: bytes.NewReader(randomBytes(64<<10, 3)), n: 3 * s.d.blockSize, cancel: cancel}
+	r := backendtest.CancelAfter(bytes.NewReader(randomBytes(64<<10, 3)), int64(3*s.d.blockSize), cancel)
 	_, err := s.PutStream(ctx, "commits/3", r, gateway.IfAbsent())
 	storetest.WantKeyKind(t, "", err, "commits/3", gateway.ErrUnavailable)
 	if !errors.Is(err, context.Canceled) {
@@ -134,25 +111,13 @@ func TestPutStreamCancelled(t *testing.T) {
 	}
 }
 
-// failingReader fails after n bytes.
-type failingReader struct{ n int }
-
 var errReader = errors.New("reader broke")
-
-func (f *failingReader) Read(p []byte) (int, error) {
-	if f.n == 0 {
-		return 0, errReader
-	}
-	k := min(len(p), f.n)
-	f.n -= k
-	return k, nil
-}
 
 // TestPutStreamReaderFails: a reader error after staging leaves no blob.
 func TestPutStreamReaderFails(t *testing.T) {
 	s := newStore(t, "")
 	s.d.blockSize = 1 << 10
-	_, err := s.PutStream(t.Context(), "k", &failingReader{n: 2500}, gateway.None())
+	_, err := s.PutStream(t.Context(), "k", backendtest.FailAfter(bytes.NewReader(randomBytes(64<<10, 4)), 2500, errReader), gateway.None())
 	if !errors.Is(err, errReader) {
 		t.Fatalf("error %v does not wrap the reader's", err)
 	}
@@ -179,7 +144,7 @@ func TestPutStreamRace(t *testing.T) {
 			versions := make([]gateway.Version, writers)
 			for i := range writers {
 				wg.Go(func() {
-					versions[i], errs[i] = s.PutStream(t.Context(), "race", onlyReader{bytes.NewReader(datas[i])}, c)
+					versions[i], errs[i] = s.PutStream(t.Context(), "race", backendtest.StreamOnly(bytes.NewReader(datas[i])), c)
 				})
 			}
 			wg.Wait()

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/backendtest"
 )
 
 // isBucketGet matches buckets.get of any bucket.
@@ -51,18 +52,6 @@ func bucketFields(fields map[string]any) http.RoundTripper {
 	})
 }
 
-func wantLifecycleError(t *testing.T, err, kind error, bucket string, says ...string) {
-	t.Helper()
-	if !errors.Is(err, kind) {
-		t.Fatalf("bucket lifecycle: %v, want %v", err, kind)
-	}
-	for _, s := range append([]string{strconv.Quote(bucket), callBucketsGet}, says...) {
-		if !strings.Contains(err.Error(), s) {
-			t.Errorf("error %q does not say %q", err, s)
-		}
-	}
-}
-
 // TestBucketLifecycleEmulator: fake-gcs-server v1.56.1 accepts a bucket
 // update with a lifecycle (and soft delete and retention policies) and
 // drops them; it keeps versioning. Its answer without rules is no evidence
@@ -89,7 +78,7 @@ func TestBucketLifecycleEmulator(t *testing.T) {
 	if b != nil {
 		t.Errorf("bucket lifecycle returned %s with its error", b)
 	}
-	wantLifecycleError(t, err, gateway.ErrUnsupported, s.BucketName(), EmulatorHostEnv+"="+emu.Host, "no evidence")
+	backendtest.WantErrorSays(t, err, gateway.ErrUnsupported, strconv.Quote(s.BucketName()), callBucketsGet, EmulatorHostEnv+"="+emu.Host, "no evidence")
 
 	// Through endpoint= rather than the environment: the answer itself
 	// gives the emulator away (no project number).
@@ -100,7 +89,7 @@ func TestBucketLifecycleEmulator(t *testing.T) {
 	}
 	t.Cleanup(func() { c.Close() })
 	_, err = New(c, s.BucketName(), "").BucketLifecycle(ctx)
-	wantLifecycleError(t, err, gateway.ErrUnsupported, s.BucketName(), "project")
+	backendtest.WantErrorSays(t, err, gateway.ErrUnsupported, strconv.Quote(s.BucketName()), callBucketsGet, "project")
 }
 
 // TestBucketLifecycleResource: what the service reports comes out as a
@@ -194,7 +183,7 @@ func TestBucketLifecycleRefused(t *testing.T) {
 		return http.DefaultTransport.RoundTrip(req)
 	})
 	_, err := New(newClient(t, rt), s.BucketName(), "").BucketLifecycle(t.Context())
-	wantLifecycleError(t, err, gateway.ErrPermission, s.BucketName(), "403")
+	backendtest.WantErrorSays(t, err, gateway.ErrPermission, strconv.Quote(s.BucketName()), callBucketsGet, "403")
 	if errors.Is(err, gateway.ErrNotFound) || errors.Is(err, gateway.ErrUnsupported) {
 		t.Errorf("a refusal must be only a refusal: %v", err)
 	}
@@ -203,5 +192,5 @@ func TestBucketLifecycleRefused(t *testing.T) {
 func TestBucketLifecycleNoBucket(t *testing.T) {
 	s := New(newClient(t, nil), bucketName(), "")
 	_, err := s.BucketLifecycle(t.Context())
-	wantLifecycleError(t, err, gateway.ErrNotFound, s.BucketName())
+	backendtest.WantErrorSays(t, err, gateway.ErrNotFound, strconv.Quote(s.BucketName()), callBucketsGet)
 }

@@ -15,13 +15,9 @@ import (
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/backendtest"
 	"github.com/ckgate/ckgate/gateway/storetest"
 )
-
-// onlyReader hides everything but Read: the store cannot learn the length.
-type onlyReader struct{ r io.Reader }
-
-func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 
 func randomReader(seed byte, n int64) io.Reader {
 	return io.LimitReader(rand.NewChaCha8([32]byte{seed}), n)
@@ -52,7 +48,7 @@ func TestPutStream20MiB(t *testing.T) {
 	const key = "state/0/0/9.snapshot"
 
 	in := sha256.New()
-	v, err := s.PutStream(ctx, key, onlyReader{io.TeeReader(randomReader(1, size), in)}, gateway.IfAbsent())
+	v, err := s.PutStream(ctx, key, backendtest.StreamOnly(io.TeeReader(randomReader(1, size), in)), gateway.IfAbsent())
 	if err != nil {
 		t.Fatalf("put stream: %v", err)
 	}
@@ -60,7 +56,7 @@ func TestPutStream20MiB(t *testing.T) {
 		t.Errorf("%d resumable chunk requests for %d MiB in %d MiB chunks, want several", n, size>>20, DefaultChunkSize>>20)
 	}
 
-	_, err = s.PutStream(ctx, key, onlyReader{randomReader(2, size)}, gateway.IfAbsent())
+	_, err = s.PutStream(ctx, key, backendtest.StreamOnly(randomReader(2, size)), gateway.IfAbsent())
 	storetest.WantKeyKind(t, "", err, key, gateway.ErrExists)
 
 	rc, a, err := s.GetStream(ctx, key)
@@ -117,7 +113,7 @@ func TestResumableRace(t *testing.T) {
 	for i := range racers {
 		wg.Go(func() {
 			<-start
-			vers[i], errs[i] = s.PutStream(t.Context(), "commits/1", onlyReader{randomReader(byte(10+i), size)}, gateway.IfAbsent())
+			vers[i], errs[i] = s.PutStream(t.Context(), "commits/1", backendtest.StreamOnly(randomReader(byte(10+i), size)), gateway.IfAbsent())
 		})
 	}
 	close(start)
@@ -146,25 +142,6 @@ func TestResumableRace(t *testing.T) {
 	}
 }
 
-// cancelAfter yields random bytes forever and cancels ctx once it has
-// handed out n of them (by then the first chunks are uploaded: the
-// uploader reads a chunk only after sending the previous one).
-type cancelAfter struct {
-	r      io.Reader
-	n      int64
-	read   int64
-	cancel context.CancelFunc
-}
-
-func (c *cancelAfter) Read(p []byte) (int, error) {
-	if c.read >= c.n {
-		c.cancel()
-	}
-	n, err := c.r.Read(p)
-	c.read += int64(n)
-	return n, err
-}
-
 // TestPutStreamCancelled: cancelling the context in the middle of a
 // resumable upload aborts it, reports context.Canceled, and leaves no
 // object.
@@ -176,8 +153,8 @@ func TestPutStreamCancelled(t *testing.T) {
 			cc.puts.Store(0)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			src := &cancelAfter{r: rand.NewChaCha8([32]byte{7}), n: 1 << 20, cancel: cancel}
-			_, err := s.PutStream(ctx, "partial", onlyReader{src}, c)
+			src := backendtest.CancelAfter(rand.NewChaCha8([32]byte{7}), 1<<20, cancel)
+			_, err := s.PutStream(ctx, "partial", backendtest.StreamOnly(src), c)
 			storetest.WantKeyKind(t, "", err, "partial", gateway.ErrUnavailable)
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("error %q does not name the cancellation", err)
@@ -191,23 +168,6 @@ func TestPutStreamCancelled(t *testing.T) {
 	}
 }
 
-// failingReader yields n bytes, then fails.
-type failingReader struct {
-	r   io.Reader
-	n   int64
-	err error
-}
-
-func (f *failingReader) Read(p []byte) (int, error) {
-	if f.n <= 0 {
-		return 0, f.err
-	}
-	p = p[:min(int64(len(p)), f.n)]
-	n, err := f.r.Read(p)
-	f.n -= int64(n)
-	return n, err
-}
-
 // TestPutStreamSourceFails: a source that fails midway aborts the upload:
 // the source's error is reported and no object is created, whether the
 // failure comes within the first chunk or after several.
@@ -216,7 +176,7 @@ func TestPutStreamSourceFails(t *testing.T) {
 	boom := errors.New("disk read error")
 	for _, n := range []int64{100, 1 << 20} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			_, err := s.PutStream(t.Context(), "partial", &failingReader{r: randomReader(5, 1<<30), n: n, err: boom}, gateway.IfAbsent())
+			_, err := s.PutStream(t.Context(), "partial", backendtest.FailAfter(randomReader(5, 1<<30), n, boom), gateway.IfAbsent())
 			storetest.WantKeyKind(t, "", err, "partial", gateway.ErrUnavailable)
 			if !errors.Is(err, boom) {
 				t.Errorf("error %q does not carry the source's error", err)

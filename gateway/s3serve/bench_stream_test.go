@@ -18,7 +18,6 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/memstore"
 	"github.com/ckgate/ckgate/internal/benchsum"
-	"github.com/ckgate/ckgate/internal/emulator"
 	"github.com/ckgate/ckgate/policy"
 )
 
@@ -75,15 +74,7 @@ func streamPut(b *testing.B, c *s3.Client, key string, size int64) time.Duration
 // front-door upload.
 func BenchmarkServeStreamedUpload(b *testing.B) {
 	const size = 64 << 20
-	vg, err := emulator.StartVersitygw(context.Background())
-	emulator.Require(b, err)
-	defer vg.Stop()
-	direct := client(vg.Endpoint, vg.AccessKey, vg.SecretKey)
-	if _, err := direct.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String("ckpt")}); err != nil {
-		b.Fatal(err)
-	}
-	ep, _ := serve(b)
-	front := client(ep, "ORDERSJOB", "orders-secret-0123456789")
+	direct, front := directAndFront(b)
 	streamPut(b, front, "warm", 1<<20) // connections, guard, policy compiled
 	runtime.GC()
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {

@@ -119,6 +119,21 @@ func syncCost(b *testing.B, dir string, i int, body []byte) time.Duration {
 	return publish(fmt.Sprintf("s%d", i), true) - publish(fmt.Sprintf("n%d", i), false)
 }
 
+// directAndFront starts a versitygw posix backend holding bucket "ckpt"
+// and a front door over the local disk: clients of both, to compare side
+// by side (versitygw is stopped when b ends).
+func directAndFront(b *testing.B) (direct, front *s3.Client) {
+	vg, err := emulator.StartVersitygw(context.Background())
+	emulator.Require(b, err)
+	b.Cleanup(vg.Stop)
+	direct = client(vg.Endpoint, vg.AccessKey, vg.SecretKey)
+	if _, err := direct.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String("ckpt")}); err != nil {
+		b.Fatal(err)
+	}
+	ep, _ := serve(b)
+	return direct, client(ep, "ORDERSJOB", "orders-secret-0123456789")
+}
+
 // BenchmarkServeLatency measures 4 KiB PUT and GET p50 through ckgate
 // serve over the local disk beside versitygw's posix backend over the same
 // disk (the library ckgate serve is built on, without ckgate's backend and
@@ -132,15 +147,7 @@ func syncCost(b *testing.B, dir string, i int, body []byte) time.Duration {
 // Both S3 servers get the same client (signed payloads, path style).
 func BenchmarkServeLatency(b *testing.B) {
 	ctx := context.Background()
-	vg, err := emulator.StartVersitygw(ctx)
-	emulator.Require(b, err)
-	defer vg.Stop()
-	direct := client(vg.Endpoint, vg.AccessKey, vg.SecretKey)
-	if _, err := direct.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("ckpt")}); err != nil {
-		b.Fatal(err)
-	}
-	ep, _ := serve(b)
-	front := client(ep, "ORDERSJOB", "orders-secret-0123456789")
+	direct, front := directAndFront(b)
 	local, err := filestore.New(b.TempDir())
 	if err != nil {
 		b.Fatal(err)

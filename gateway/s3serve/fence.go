@@ -49,7 +49,7 @@ func (b *storeBackend) committed(ctx context.Context, bucket, key string) {
 		return
 	}
 	root, logDir, ok := cutLast(dir)
-	if !ok || logDir != "commits" || !isBatch(name) {
+	if !ok || logDir != "commits" || !gateway.AllDigits(name) {
 		return
 	}
 	n, err := strconv.ParseInt(name, 10, 64)

@@ -1,6 +1,10 @@
 package s3serve
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ckgate/ckgate/gateway"
+)
 
 // IsLogEntry reports whether an object key (inside its bucket) names a
 // Spark checkpoint log entry: offsets/N, commits/N, metadata (not an
@@ -27,21 +31,9 @@ func IsLogEntry(key string) bool {
 		}
 		return true
 	case parent == "offsets" || parent == "commits":
-		return isBatch(name)
+		return gateway.AllDigits(name)
 	case parent == "_spark_metadata" || grand == "sources":
-		return isBatch(strings.TrimSuffix(name, ".compact"))
+		return gateway.AllDigits(strings.TrimSuffix(name, ".compact"))
 	}
 	return false
-}
-
-func isBatch(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }

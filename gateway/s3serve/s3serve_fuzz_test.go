@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ckgate/ckgate/gateway"
 	"github.com/valyala/fasthttp"
 )
 
@@ -49,7 +50,7 @@ func FuzzIsLogEntry(f *testing.F) {
 			return
 		}
 		name := key[strings.LastIndex(key, "/")+1:]
-		if name != "metadata" && !isBatch(strings.TrimSuffix(name, ".compact")) {
+		if name != "metadata" && !gateway.AllDigits(strings.TrimSuffix(name, ".compact")) {
 			t.Fatalf("%q: a log entry named %q", key, name)
 		}
 		if strings.HasSuffix(name, ".tmp") {

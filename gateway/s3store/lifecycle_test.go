@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/backendtest"
 )
 
 // isConfigGet matches a GET of the bucket subresource sub (lifecycle,
@@ -60,18 +61,6 @@ func readDoc(t *testing.T, s *Store) map[string]any {
 	return doc
 }
 
-func wantConfigError(t *testing.T, err, kind error, bucket string, says ...string) {
-	t.Helper()
-	if !errors.Is(err, kind) {
-		t.Fatalf("bucket lifecycle: %v, want %v", err, kind)
-	}
-	for _, s := range append([]string{strconv.Quote(bucket), callLifecycle}, says...) {
-		if !strings.Contains(err.Error(), s) {
-			t.Errorf("error %q does not say %q", err, s)
-		}
-	}
-}
-
 // TestBucketLifecycleNotImplemented: versitygw v1.8.0 implements neither
 // PutBucketLifecycleConfiguration nor GetBucketLifecycleConfiguration
 // (501 NotImplemented). The configuration is then unreadable, never empty.
@@ -93,7 +82,7 @@ func TestBucketLifecycleNotImplemented(t *testing.T) {
 	if b != nil {
 		t.Errorf("bucket lifecycle returned %s with its error", b)
 	}
-	wantConfigError(t, err, gateway.ErrUnsupported, s.d.bucket, "501 NotImplemented", "does not implement")
+	backendtest.WantErrorSays(t, err, gateway.ErrUnsupported, strconv.Quote(s.d.bucket), callLifecycle, "501 NotImplemented", "does not implement")
 	if errors.Is(err, gateway.ErrNotFound) {
 		t.Errorf("not implemented must not read as not found: %v", err)
 	}
@@ -126,7 +115,7 @@ func TestBucketLifecycleNone(t *testing.T) {
 func TestBucketLifecycleRefused(t *testing.T) {
 	s := storeWith(t, &faultTransport{match: isConfigGet("lifecycle"), fault: answer(http.StatusForbidden, "AccessDenied")})
 	_, err := s.BucketLifecycle(t.Context())
-	wantConfigError(t, err, gateway.ErrPermission, s.d.bucket, "403 AccessDenied")
+	backendtest.WantErrorSays(t, err, gateway.ErrPermission, strconv.Quote(s.d.bucket), callLifecycle, "403 AccessDenied")
 	if errors.Is(err, gateway.ErrNotFound) {
 		t.Errorf("a refusal must not read as not found: %v", err)
 	}
@@ -135,7 +124,7 @@ func TestBucketLifecycleRefused(t *testing.T) {
 func TestBucketLifecycleNoBucket(t *testing.T) {
 	s := New(newClient(t), bucketName(), "")
 	_, err := s.BucketLifecycle(t.Context())
-	wantConfigError(t, err, gateway.ErrNotFound, s.d.bucket, "NoSuchBucket")
+	backendtest.WantErrorSays(t, err, gateway.ErrNotFound, strconv.Quote(s.d.bucket), callLifecycle, "NoSuchBucket")
 }
 
 // TestBucketLifecycleRules: the rules S3 returns come out in the AWS CLI's

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/backendtest"
 	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
@@ -24,11 +25,6 @@ func randomBytes(n int, seed uint64) []byte {
 	_, _ = r.Read(b)
 	return b
 }
-
-// streamOnly hides everything but Read, so nothing can learn the length.
-type streamOnly struct{ r io.Reader }
-
-func (s streamOnly) Read(p []byte) (int, error) { return s.r.Read(p) }
 
 // wantNoUploads fails when the bucket holds unfinished multipart uploads.
 func wantNoUploads(t *testing.T, s *Store) {
@@ -80,7 +76,7 @@ func TestMultipartIfAbsent(t *testing.T) {
 	ctx := t.Context()
 	const size = 20 << 20
 	first := randomBytes(size, 1)
-	v, err := s.PutStream(ctx, "state/0/1/2.snapshot", streamOnly{bytes.NewReader(first)}, gateway.IfAbsent())
+	v, err := s.PutStream(ctx, "state/0/1/2.snapshot", backendtest.StreamOnly(bytes.NewReader(first)), gateway.IfAbsent())
 	if err != nil {
 		t.Fatalf("put stream: %v", err)
 	}
@@ -90,19 +86,19 @@ func TestMultipartIfAbsent(t *testing.T) {
 	wantStream(t, s, "state/0/1/2.snapshot", first, v)
 
 	second := randomBytes(size, 2)
-	_, err = s.PutStream(ctx, "state/0/1/2.snapshot", streamOnly{bytes.NewReader(second)}, gateway.IfAbsent())
+	_, err = s.PutStream(ctx, "state/0/1/2.snapshot", backendtest.StreamOnly(bytes.NewReader(second)), gateway.IfAbsent())
 	storetest.WantKeyKind(t, "second create-only stream", err, "state/0/1/2.snapshot", gateway.ErrExists)
 	wantStream(t, s, "state/0/1/2.snapshot", first, v)
 	wantNoUploads(t, s)
 
-	v2, err := s.PutStream(ctx, "state/0/1/2.snapshot", streamOnly{bytes.NewReader(second)}, gateway.IfMatch(v))
+	v2, err := s.PutStream(ctx, "state/0/1/2.snapshot", backendtest.StreamOnly(bytes.NewReader(second)), gateway.IfMatch(v))
 	if err != nil {
 		t.Fatalf("CAS stream: %v", err)
 	}
 	wantStream(t, s, "state/0/1/2.snapshot", second, v2)
-	_, err = s.PutStream(ctx, "state/0/1/2.snapshot", streamOnly{bytes.NewReader(first)}, gateway.IfMatch(v))
+	_, err = s.PutStream(ctx, "state/0/1/2.snapshot", backendtest.StreamOnly(bytes.NewReader(first)), gateway.IfMatch(v))
 	storetest.WantKeyKind(t, "stale CAS stream", err, "state/0/1/2.snapshot", gateway.ErrPrecondition)
-	_, err = s.PutStream(ctx, "state/gone", streamOnly{bytes.NewReader(first)}, gateway.IfMatch(v))
+	_, err = s.PutStream(ctx, "state/gone", backendtest.StreamOnly(bytes.NewReader(first)), gateway.IfMatch(v))
 	storetest.WantKeyKind(t, "CAS stream on a missing key", err, "state/gone", gateway.ErrPrecondition)
 	wantStream(t, s, "state/0/1/2.snapshot", second, v2)
 	wantNoUploads(t, s)
@@ -133,7 +129,7 @@ func TestPutStreamPartBoundaries(t *testing.T) {
 	for i, n := range []int{MinPartSize - 1, MinPartSize, MinPartSize + 1, 2 * MinPartSize} {
 		data := randomBytes(n, uint64(10+i))
 		key := "b/" + string(rune('a'+i))
-		v, err := s.PutStream(t.Context(), key, streamOnly{bytes.NewReader(data)}, gateway.IfAbsent())
+		v, err := s.PutStream(t.Context(), key, backendtest.StreamOnly(bytes.NewReader(data)), gateway.IfAbsent())
 		if err != nil {
 			t.Fatalf("put stream of %d bytes: %v", n, err)
 		}
@@ -142,38 +138,7 @@ func TestPutStreamPartBoundaries(t *testing.T) {
 	wantNoUploads(t, s)
 }
 
-// cancelAfter cancels a context once n bytes have been read.
-type cancelAfter struct {
-	r      io.Reader
-	n      int
-	cancel context.CancelFunc
-}
-
-func (c *cancelAfter) Read(p []byte) (int, error) {
-	if c.n <= 0 {
-		c.cancel()
-	}
-	n, err := c.r.Read(p)
-	c.n -= n
-	return n, err
-}
-
-// failAfter fails once n bytes have been read.
-type failAfter struct {
-	r io.Reader
-	n int
-}
-
 var errSource = errors.New("source broke (injected)")
-
-func (f *failAfter) Read(p []byte) (int, error) {
-	if f.n <= 0 {
-		return 0, errSource
-	}
-	n, err := f.r.Read(p[:min(len(p), f.n)])
-	f.n -= n
-	return n, err
-}
 
 // TestPutStreamAborted: a context cancelled or a source that fails in the
 // middle of a multipart upload leaves no object and no upload behind.
@@ -184,7 +149,7 @@ func TestPutStreamAborted(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	_, err := s.PutStream(ctx, "cancelled", &cancelAfter{r: bytes.NewReader(data), n: 2*MinPartSize + 10, cancel: cancel}, gateway.IfAbsent())
+	_, err := s.PutStream(ctx, "cancelled", backendtest.CancelAfter(bytes.NewReader(data), 2*MinPartSize+10, cancel), gateway.IfAbsent())
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("put stream with a context cancelled mid-way: %v, want context.Canceled", err)
 	}
@@ -192,7 +157,7 @@ func TestPutStreamAborted(t *testing.T) {
 		t.Fatalf("stat after a cancelled stream: %v, want not found", err)
 	}
 
-	_, err = s.PutStream(t.Context(), "broken", &failAfter{r: bytes.NewReader(data), n: 2*MinPartSize + 10}, gateway.None())
+	_, err = s.PutStream(t.Context(), "broken", backendtest.FailAfter(bytes.NewReader(data), 2*MinPartSize+10, errSource), gateway.None())
 	if !errors.Is(err, errSource) {
 		t.Fatalf("put stream from a failing source: %v, want the source's error", err)
 	}
@@ -215,7 +180,7 @@ func TestAmbiguousComplete(t *testing.T) {
 	s := New(newClient(t, ft.option), clean.d.bucket, "")
 	s.d.partSize = MinPartSize
 	data := randomBytes(2*MinPartSize+7, 4)
-	v, err := s.PutStream(t.Context(), "big", streamOnly{bytes.NewReader(data)}, gateway.IfAbsent())
+	v, err := s.PutStream(t.Context(), "big", backendtest.StreamOnly(bytes.NewReader(data)), gateway.IfAbsent())
 	if err != nil {
 		t.Fatalf("put stream with a lost completion answer: %v", err)
 	}
@@ -229,7 +194,7 @@ func TestAmbiguousComplete(t *testing.T) {
 	ft.mu.Lock()
 	ft.n, ft.matched = 1, 0
 	ft.mu.Unlock()
-	_, err = s.PutStream(t.Context(), "big", streamOnly{bytes.NewReader(randomBytes(2*MinPartSize+7, 5))}, gateway.IfAbsent())
+	_, err = s.PutStream(t.Context(), "big", backendtest.StreamOnly(bytes.NewReader(randomBytes(2*MinPartSize+7, 5))), gateway.IfAbsent())
 	storetest.WantKeyKind(t, "lost create after a lost completion answer", err, "big", gateway.ErrExists)
 	wantStream(t, clean, "big", data, v)
 	wantNoUploads(t, clean)
@@ -244,7 +209,7 @@ func TestMultipartConflictRetried(t *testing.T) {
 	s.d.partSize = MinPartSize
 	s.d.backoff = 0
 	data := randomBytes(MinPartSize+1, 6)
-	v, err := s.PutStream(t.Context(), "k", streamOnly{bytes.NewReader(data)}, gateway.IfAbsent())
+	v, err := s.PutStream(t.Context(), "k", backendtest.StreamOnly(bytes.NewReader(data)), gateway.IfAbsent())
 	if err != nil {
 		t.Fatalf("put stream after two conflicts: %v", err)
 	}

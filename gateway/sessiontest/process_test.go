@@ -126,29 +126,6 @@ func exitCode(t *testing.T, p *proc) int {
 	return 0
 }
 
-func assertLog(t *testing.T, root string, want int) {
-	t.Helper()
-	st := mustStore(t, root)
-	for _, dir := range []string{"offsets/", "commits/"} {
-		var keys []string
-		for a, err := range st.List(context.Background(), dir) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			keys = append(keys, a.Key)
-		}
-		// A writer killed mid-write may leave a temp file; the store never lists it.
-		if len(keys) != want {
-			t.Fatalf("%s has %d entries %v, want %d", dir, len(keys), keys, want)
-		}
-		for i := range want {
-			if _, err := st.Stat(context.Background(), fmt.Sprintf("%s%d", dir, i)); err != nil {
-				t.Fatalf("gap in the log: %v", err)
-			}
-		}
-	}
-}
-
 // Two OS processes start on one root at once: exactly one proceeds.
 func TestTwoProcessesOneWriter(t *testing.T) {
 	for round := range 3 {
@@ -174,7 +151,7 @@ func TestTwoProcessesOneWriter(t *testing.T) {
 		if code := exitCode(t, winners[0]); code != 0 {
 			t.Fatalf("round %d: the writer exited %d", round, code)
 		}
-		assertLog(t, root, 20)
+		sessiontest.WantLog(t, mustStore(t, root), 20)
 	}
 }
 
@@ -213,7 +190,7 @@ func TestKilledWriterTakenOverAtOnce(t *testing.T) {
 	if n < 8 {
 		t.Fatalf("after 5+ batches and 3 more, the next batch is %d", n)
 	}
-	assertLog(t, root, n)
+	sessiontest.WantLog(t, mustStore(t, root), n)
 	data, err := os.ReadFile(root + "/" + gateway.WriterKey)
 	if err != nil {
 		t.Fatal(err)

@@ -135,3 +135,27 @@ func CommitRequests(ctx context.Context, st gateway.Store, count func() int64) (
 	}
 	return count() - before, nil
 }
+
+// WantLog fails t unless st holds offsets/0..n-1 and commits/0..n-1, once
+// each and nothing else (a temp file a killed writer left is never
+// listed): no gap, no second entry for a batch.
+func WantLog(t testing.TB, st gateway.Store, n int) {
+	t.Helper()
+	for _, dir := range []string{"offsets/", "commits/"} {
+		var keys []string
+		for a, err := range st.List(context.Background(), dir) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, a.Key)
+		}
+		if len(keys) != n {
+			t.Fatalf("%s has %d entries %v, want %d", dir, len(keys), keys, n)
+		}
+		for i := range n {
+			if _, err := st.Stat(context.Background(), fmt.Sprintf("%s%d", dir, i)); err != nil {
+				t.Fatalf("gap in the log: %v", err)
+			}
+		}
+	}
+}
