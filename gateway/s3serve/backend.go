@@ -45,7 +45,20 @@ type storeBackend struct {
 	// top level; a marker written later (another replica) only costs the
 	// listing it would have saved.
 	unmarked sync.Map
+
+	// present holds when each bucket was last seen to exist: for
+	// bucketTTL after that a request takes it as existing without asking
+	// the store (S3's own bucket deletion reaches other requests
+	// eventually too). A DeleteBucket through this server drops it at
+	// once; one through another replica is seen within bucketTTL. It
+	// never stands in for a decision: owners, log entries and conditions
+	// are always read from the store.
+	present   sync.Map // bucket → time.Time
+	bucketTTL time.Duration
 }
+
+// defaultBucketTTL is Config.BucketTTL's default.
+const defaultBucketTTL = 2 * time.Second
 
 func (b *storeBackend) String() string { return "ckgate" }
 
@@ -148,10 +161,14 @@ func (b *storeBackend) bucketExists(ctx context.Context, bucket string) error {
 	if seen, _ := ctx.Value(bucketSeenKey{}).(string); seen == bucket {
 		return nil
 	}
+	if t, ok := b.present.Load(bucket); ok && time.Since(t.(time.Time)) < b.bucketTTL {
+		return nil
+	}
 	_, unmarked := b.unmarked.Load(bucket)
 	if !unmarked {
 		switch _, err := b.raw.Stat(ctx, objectKey(bucket, bucketMarker)); {
 		case err == nil:
+			b.seen(bucket)
 			return nil
 		case !errors.Is(err, gateway.ErrNotFound):
 			return s3Error(err)
@@ -164,9 +181,17 @@ func (b *storeBackend) bucketExists(ctx context.Context, bucket string) error {
 		if !unmarked {
 			b.unmarked.Store(bucket, true)
 		}
+		b.seen(bucket)
 		return nil
 	}
 	return s3err.GetAPIError(s3err.ErrNoSuchBucket)
+}
+
+// seen records that bucket exists now (see present).
+func (b *storeBackend) seen(bucket string) {
+	if b.bucketTTL > 0 {
+		b.present.Store(bucket, time.Now())
+	}
 }
 
 // objectRead reports whether ctx is the request context (fasthttp's, as
@@ -616,8 +641,11 @@ func (b *storeBackend) DeleteBucket(ctx context.Context, bucket string) error {
 	if err := b.dropUploads(ctx, bucket); err != nil {
 		return err
 	}
+	b.present.Delete(bucket)
 	if err := w.Delete(ctx, objectKey(bucket, bucketMarker), gateway.None()); err != nil && !errors.Is(err, gateway.ErrNotFound) {
 		return s3Error(err)
 	}
+	b.present.Delete(bucket) // and once more, for a request that saw it meanwhile
+	b.unmarked.Delete(bucket)
 	return nil
 }

@@ -11,11 +11,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/s3serve"
 )
 
 // storeCalls records the store requests the front door makes while on.
@@ -60,7 +62,7 @@ func (r *storeCalls) during(t *testing.T, f func() error) []string {
 // from a missing key: TestServeObjectReadIsOneStoreRequest).
 func TestServeStoreRequestsPerObjectCall(t *testing.T) {
 	var rec storeCalls
-	ep, _ := serveWrapped(t, rec.wrap)
+	ep := serveStore(t, bucketDir(t), rec.wrap, noBucketCache)
 	c := client(ep, "ORDERSJOB", "orders-secret-0123456789")
 	ctx := context.Background()
 	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("data")}); err != nil {
@@ -110,11 +112,13 @@ func TestServeStoreRequestsPerObjectCall(t *testing.T) {
 	}
 }
 
-// TestServeBucketLookupFollowsTheStore: what the front door learnt about a
-// bucket never outlives the bucket: one emptied and removed outside it is
+// TestServeBucketLookupFollowsTheStore: without the bucket cache
+// (TestServeBucketCache), what the front door learnt about a bucket never
+// outlives the bucket: one emptied and removed outside it is
 // gone (NoSuchBucket), and one made again by CreateBucket is there.
 func TestServeBucketLookupFollowsTheStore(t *testing.T) {
-	ep, dir := serve(t)
+	dir := bucketDir(t)
+	ep := serveStore(t, dir, nil, noBucketCache)
 	c := client(ep, "ORDERSJOB", "orders-secret-0123456789")
 	ctx := context.Background()
 	head := func() error {
@@ -192,5 +196,43 @@ func TestServeListBucketsReadsOnePage(t *testing.T) {
 	}
 	if pc.listed != 0 || pc.pages != 1 {
 		t.Fatalf("ListBuckets read %d keys by List and %d pages; want 0 and 1", pc.listed, pc.pages)
+	}
+}
+
+// noBucketCache has the server ask the store about a bucket on every
+// request (Config.BucketTTL negative).
+func noBucketCache(c *s3serve.Config) { c.BucketTTL = -1 }
+
+// TestServeBucketCache: a bucket seen to exist is not asked about again
+// within BucketTTL (a write is one store request), and a DeleteBucket
+// through this server is seen at once: the next write is NoSuchBucket.
+func TestServeBucketCache(t *testing.T) {
+	var rec storeCalls
+	ep := serveStore(t, bucketDir(t), rec.wrap, func(c *s3serve.Config) { c.BucketTTL = time.Hour })
+	c := client(ep, "ORDERSJOB", "orders-secret-0123456789")
+	ctx := context.Background()
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("data")}); err != nil {
+		t.Fatal(err)
+	}
+	put := func(key string) func() error {
+		return func() error {
+			_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("data"), Key: aws.String(key), Body: strings.NewReader("x")})
+			return err
+		}
+	}
+	rec.during(t, put("a")) // may look the bucket up once
+	if got, want := rec.during(t, put("b")), []string{"put data/b"}; !slices.Equal(got, want) {
+		t.Fatalf("a write to a bucket seen a moment ago: store requests %q, want %q", got, want)
+	}
+	for _, k := range []string{"a", "b"} {
+		if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("data"), Key: aws.String(k)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String("data")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := put("c")(); code(err) != "NoSuchBucket" {
+		t.Fatalf("a write after DeleteBucket: %v, want NoSuchBucket", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/versity/versitygw/iamapi"
@@ -42,6 +43,11 @@ type Config struct {
 	// Metrics, when set, registers the per-operation and per-decision
 	// Prometheus metrics (ckgate_serve_*).
 	Metrics prometheus.Registerer
+	// BucketTTL is how long a bucket seen to exist is taken to exist
+	// without asking the store again (0: 2s; negative: ask on every
+	// request). It saves a request per write; a bucket another replica
+	// deletes is seen as gone within it.
+	BucketTTL time.Duration
 }
 
 // Server is an S3 endpoint over a ckgate store.
@@ -55,7 +61,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Store == nil || cfg.Guard == nil || cfg.Credentials == nil {
 		return nil, errors.New("s3serve: a store, a guard and credentials are required")
 	}
-	be := &storeBackend{raw: cfg.Store, creds: cfg.Credentials, guard: cfg.Guard, guarded: map[string]gateway.Store{}}
+	be := &storeBackend{raw: cfg.Store, creds: cfg.Credentials, guard: cfg.Guard, guarded: map[string]gateway.Store{}, bucketTTL: cfg.BucketTTL}
+	if be.bucketTTL == 0 {
+		be.bucketTTL = defaultBucketTTL
+	}
 	// versitygw wants a root account; nobody holds this one (random, never
 	// shown), so every request signs with a credentials-file key.
 	root := middlewares.RootUserConfig{Access: "ckgate-root-" + randomHex(8), Secret: randomHex(32)}
