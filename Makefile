@@ -7,7 +7,7 @@ SHELL := bash
 GO           ?= go
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS      := -X main.version=$(VERSION)
-TEST_TIMEOUT ?= 30m
+TEST_TIMEOUT ?= 50m
 BENCHTIME    ?= 1s
 FUZZTIME     ?= 10s
 FUZZMINIMIZETIME ?= 5s
