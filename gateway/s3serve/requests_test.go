@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -143,40 +142,12 @@ func TestServeBucketLookupFollowsTheStore(t *testing.T) {
 	}
 }
 
-// pageCounter is a store that counts the keys its List yields and the
-// pages ListPage asks for.
-type pageCounter struct {
-	gateway.Store
-	mu            sync.Mutex
-	listed, pages int
-}
-
-func (p *pageCounter) List(ctx context.Context, prefix string) iter.Seq2[gateway.Attrs, error] {
-	return func(yield func(gateway.Attrs, error) bool) {
-		for a, err := range p.Store.List(ctx, prefix) {
-			p.mu.Lock()
-			p.listed++
-			p.mu.Unlock()
-			if !yield(a, err) {
-				return
-			}
-		}
-	}
-}
-
-func (p *pageCounter) ListPage(ctx context.Context, prefix, delim, after string, max int) (gateway.Page, error) {
-	p.mu.Lock()
-	p.pages++
-	p.mu.Unlock()
-	return gateway.ListPage(ctx, p.Store, prefix, delim, after, max)
-}
-
 // TestServeListBucketsReadsOnePage: ListBuckets is one listing page of the
 // store's first-level prefixes, whatever the buckets hold, not a walk of
 // every key in the store.
 func TestServeListBucketsReadsOnePage(t *testing.T) {
-	pc := &pageCounter{}
-	ep, _ := serveWrapped(t, func(s gateway.Store) gateway.Store { pc.Store = s; return pc })
+	var pc *countingStore
+	ep, _ := serveWrapped(t, func(s gateway.Store) gateway.Store { pc = newCounting(s); return pc })
 	c := client(ep, "ORDERSJOB", "orders-secret-0123456789")
 	ctx := context.Background()
 	for i := range 40 {
