@@ -23,6 +23,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/s3serve/s3atrace"
 	"github.com/ckgate/ckgate/gateway/stores"
 	"github.com/ckgate/ckgate/internal/emulator"
 	"github.com/ckgate/ckgate/policy"
@@ -282,19 +283,9 @@ func frontDoorCommitRace(t *testing.T, ep string, raw gateway.Store) {
 		}()
 	}
 	wg.Wait()
-	won := -1
-	for i, err := range errs {
-		switch {
-		case err == nil && won >= 0:
-			t.Fatalf("drivers %d and %d both committed offsets/0", won, i)
-		case err == nil:
-			won = i
-		case httpStatus(err) != http.StatusPreconditionFailed || apiCode(err) != "PreconditionFailed":
-			t.Fatalf("driver %d: %v (HTTP %d), want 412 PreconditionFailed", i, err, httpStatus(err))
-		}
-	}
-	if won < 0 {
-		t.Fatal("no driver committed offsets/0")
+	won, err := s3atrace.Winner(errs)
+	if err != nil {
+		t.Fatalf("offsets/0: %v", err)
 	}
 	data, _, err := raw.Get(ctx, "ckpt/race/offsets/0")
 	if err != nil || string(data) != fmt.Sprintf("v1\n{}\n{\"writer\":%d}\n", won) {
