@@ -155,13 +155,25 @@ func validBucket(bucket string) error {
 // bucket is known to have no marker). A request whose ACL check found the
 // bucket is not asked again.
 func (b *storeBackend) bucketExists(ctx context.Context, bucket string) error {
+	return b.lookupBucket(ctx, bucket, true)
+}
+
+// freshBucket is bucketExists asking the store even for a bucket seen a
+// moment ago: what a request about the bucket itself (HEAD, create,
+// delete, list, its ACL check) does, so it always answers for the store
+// as it is.
+func (b *storeBackend) freshBucket(ctx context.Context, bucket string) error {
+	return b.lookupBucket(ctx, bucket, false)
+}
+
+func (b *storeBackend) lookupBucket(ctx context.Context, bucket string, cached bool) error {
 	if err := validBucket(bucket); err != nil {
 		return err
 	}
 	if seen, _ := ctx.Value(bucketSeenKey{}).(string); seen == bucket {
 		return nil
 	}
-	if t, ok := b.present.Load(bucket); ok && time.Since(t.(time.Time)) < b.bucketTTL {
+	if t, ok := b.present.Load(bucket); cached && ok && time.Since(t.(time.Time)) < b.bucketTTL {
 		return nil
 	}
 	_, unmarked := b.unmarked.Load(bucket)
@@ -212,6 +224,17 @@ func objectRead(ctx context.Context) bool {
 	return key != ""
 }
 
+// objectRequest reports whether ctx is the request context of a
+// path-style request naming an object (/BUCKET/KEY), not a bucket.
+func objectRequest(ctx context.Context) bool {
+	r, ok := ctx.(interface{ Path() []byte })
+	if !ok {
+		return false
+	}
+	_, key, _ := strings.Cut(strings.TrimPrefix(string(r.Path()), "/"), "/")
+	return key != ""
+}
+
 // missing is the error of a read of bucket/key that the store answered
 // not-found: NoSuchBucket when the bucket does not exist, else NoSuchKey.
 // Reads look for the object first, so a read of an existing object costs
@@ -254,7 +277,7 @@ func (b *storeBackend) ListBuckets(ctx context.Context, _ s3response.ListBuckets
 
 func (b *storeBackend) HeadBucket(ctx context.Context, in *s3.HeadBucketInput) (*s3.HeadBucketOutput, error) {
 	ctx = detach(ctx)
-	if err := b.bucketExists(ctx, str(in.Bucket)); err != nil {
+	if err := b.freshBucket(ctx, str(in.Bucket)); err != nil {
 		return nil, err
 	}
 	return &s3.HeadBucketOutput{}, nil
@@ -275,7 +298,11 @@ func (b *storeBackend) GetBucketAcl(ctx context.Context, in *s3.GetBucketAclInpu
 		}
 		return []byte(`{"Owner":"ckgate","Grantees":[]}`), nil
 	}
-	if err := b.bucketExists(detach(ctx), bucket); err != nil {
+	lookup := b.freshBucket
+	if objectRequest(ctx) {
+		lookup = b.bucketExists
+	}
+	if err := lookup(detach(ctx), bucket); err != nil {
 		return nil, err
 	}
 	markBucket(ctx, bucket)
@@ -301,7 +328,7 @@ func (b *storeBackend) GetBucketCors(context.Context, string) ([]byte, error) {
 func (b *storeBackend) CreateBucket(ctx context.Context, in *s3.CreateBucketInput, _ []byte) error {
 	ctx = detach(ctx)
 	bucket := str(in.Bucket)
-	switch err := b.bucketExists(ctx, bucket); {
+	switch err := b.freshBucket(ctx, bucket); {
 	case err == nil:
 		return s3err.GetAPIError(s3err.ErrBucketAlreadyOwnedByYou)
 	case !isAPIError(err, "NoSuchBucket"):
@@ -468,6 +495,9 @@ func putCond(key string, ifMatch, ifNoneMatch *string) (gateway.Cond, error) {
 func (b *storeBackend) PutObject(ctx context.Context, in s3response.PutObjectInput) (s3response.PutObjectOutput, error) {
 	ctx = detach(ctx)
 	bucket, key := str(in.Bucket), str(in.Key)
+	if err := unkept(in.Tagging, in.ObjectLockMode, in.ObjectLockLegalHoldStatus, in.ObjectLockRetainUntilDate); err != nil {
+		return s3response.PutObjectOutput{}, err
+	}
 	if err := b.bucketExists(ctx, bucket); err != nil {
 		return s3response.PutObjectOutput{}, err
 	}
@@ -503,6 +533,13 @@ func (b *storeBackend) PutObject(ctx context.Context, in s3response.PutObjectInp
 
 func (b *storeBackend) CopyObject(ctx context.Context, in s3response.CopyObjectInput) (s3response.CopyObjectOutput, error) {
 	ctx = detach(ctx)
+	tags := in.Tagging
+	if in.TaggingDirective != types.TaggingDirectiveReplace {
+		tags = nil // the source's tags (none: the front door keeps none)
+	}
+	if err := unkept(tags, in.ObjectLockMode, in.ObjectLockLegalHoldStatus, in.ObjectLockRetainUntilDate); err != nil {
+		return s3response.CopyObjectOutput{}, err
+	}
 	bucket, key := str(in.Bucket), str(in.Key)
 	srcBucket, srcKey, srcVersion, err := vbackend.ParseCopySource(str(in.CopySource))
 	if err != nil {
@@ -623,7 +660,7 @@ func (b *storeBackend) DeleteObjects(ctx context.Context, in *s3.DeleteObjectsIn
 // marker (BucketNotEmpty otherwise).
 func (b *storeBackend) DeleteBucket(ctx context.Context, bucket string) error {
 	ctx = detach(ctx)
-	if err := b.bucketExists(ctx, bucket); err != nil {
+	if err := b.freshBucket(ctx, bucket); err != nil {
 		return err
 	}
 	for a, err := range b.raw.List(ctx, bucket+"/") {

@@ -2,10 +2,15 @@ package s3serve
 
 import (
 	"io"
+	"net/http"
 	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/versity/versitygw/s3api/middlewares"
 	"github.com/versity/versitygw/s3api/utils"
+	"github.com/versity/versitygw/s3err"
 )
 
 // headerSum is a checksum a client sent in a header (x-amz-checksum-ALGO)
@@ -42,4 +47,22 @@ func checksummed(body io.Reader, sums []headerSum) (io.Reader, error) {
 		}
 	}
 	return body, nil
+}
+
+// unkept refuses a write asking for what the front door does not keep
+// (object tags, object lock): NotImplemented, never a success that
+// silently drops it. User metadata (x-amz-meta-*) is not refused: S3
+// clients send it on every write (ckgate's own driver its write id), and
+// dropping it changes no byte a reader gets.
+func unkept(tagging *string, lockMode types.ObjectLockMode, legalHold types.ObjectLockLegalHoldStatus, retainUntil *time.Time) error {
+	what := ""
+	switch {
+	case tagging != nil && *tagging != "":
+		what = "object tags (x-amz-tagging)"
+	case lockMode != "" || legalHold == types.ObjectLockLegalHoldStatusOn || (retainUntil != nil && !retainUntil.IsZero()):
+		what = "object lock (x-amz-object-lock-*)"
+	default:
+		return nil
+	}
+	return s3err.APIError{Code: "NotImplemented", Description: "ckgate serve does not keep " + what, HTTPStatusCode: http.StatusNotImplemented}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -72,5 +73,30 @@ func TestServeKeyTooLong(t *testing.T) {
 		if code(err) != "KeyTooLongError" || status(err) != 400 {
 			t.Errorf("PUT of a %d-byte key: %v; want 400 KeyTooLongError", len(key), err)
 		}
+	}
+}
+
+// TestServeRefusesWhatItDoesNotKeep: a write asking for object tags or an
+// object lock is 501 NotImplemented and stores nothing, never a success
+// that silently drops what was asked.
+func TestServeRefusesWhatItDoesNotKeep(t *testing.T) {
+	ep, dir := serve(t)
+	c := client(ep, "ORDERSJOB", "orders-secret-0123456789")
+	ctx := context.Background()
+	_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String("data/tagged"), Body: strings.NewReader("x"), Tagging: aws.String("team=orders")})
+	if status(err) != 501 || code(err) != "NotImplemented" {
+		t.Fatalf("PUT with tags: %v; want 501 NotImplemented", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ckpt", "data", "tagged")); err == nil {
+		t.Fatal("the tagged PUT stored the object")
+	}
+	_, err = c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("ckpt"), Key: aws.String("data/locked"),
+		ObjectLockMode: types.ObjectLockModeGovernance, ObjectLockRetainUntilDate: aws.Time(time.Now().Add(time.Hour))})
+	if status(err) != 501 {
+		t.Fatalf("multipart upload with an object lock: %v; want 501", err)
+	}
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String("data/plain"), Body: strings.NewReader("x"),
+		Metadata: map[string]string{"ckgate-write-id": "w1"}}); err != nil {
+		t.Fatalf("PUT with user metadata (kept out, not refused): %v", err)
 	}
 }

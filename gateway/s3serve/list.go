@@ -31,7 +31,7 @@ type listing struct {
 // listed as the client wrote them ("dir/").
 func (b *storeBackend) list(ctx context.Context, bucket, prefix, delim, after string, max int) (listing, error) {
 	var l listing
-	if err := b.bucketExists(ctx, bucket); err != nil {
+	if err := b.freshBucket(ctx, bucket); err != nil {
 		return l, err
 	}
 	if max <= 0 {

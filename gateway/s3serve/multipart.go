@@ -138,6 +138,9 @@ func (b *storeBackend) upload(ctx context.Context, bucket, key, id string) (uplo
 
 func (b *storeBackend) CreateMultipartUpload(ctx context.Context, in s3response.CreateMultipartUploadInput) (s3response.InitiateMultipartUploadResult, error) {
 	ctx = detach(ctx)
+	if err := unkept(in.Tagging, in.ObjectLockMode, in.ObjectLockLegalHoldStatus, in.ObjectLockRetainUntilDate); err != nil {
+		return s3response.InitiateMultipartUploadResult{}, err
+	}
 	bucket, key := str(in.Bucket), str(in.Key)
 	if err := b.bucketExists(ctx, bucket); err != nil {
 		return s3response.InitiateMultipartUploadResult{}, err
