@@ -114,6 +114,18 @@ func (b *browser) open(t *testing.T, u string) {
 // poll waits until js is true.
 func poll(js string) chromedp.Action[chromedp.Void] { return chromedp.Poll[chromedp.Void](js) }
 
+// pollSorted waits until the fleet table's shown rows are in key's order
+// (desc: descending), compared as sortedBy does: the page re-renders the
+// rows after it writes the view into the address.
+func pollSorted(key string, desc bool) chromedp.Action[chromedp.Void] {
+	return poll(fmt.Sprintf(`(() => {
+		const v = Array.from(document.querySelectorAll("#fleet #fleet-table tbody tr")).filter(r => !r.hidden && r.offsetParent !== null).map(r => r.getAttribute("data-s-" + %q) || "");
+		const cmp = (a, b) => (a !== "" && b !== "" && !isNaN(Number(a)) && !isNaN(Number(b))) ? Number(a) - Number(b) : (a < b ? -1 : a > b ? 1 : 0);
+		for (let i = 1; i < v.length; i++) { const c = cmp(v[i-1], v[i]); if (%t ? c < 0 : c > 0) return false; }
+		return v.length > 0;
+	})()`, key, desc))
+}
+
 // clean fails on any request that left the allowed origins and on any
 // JavaScript, console or browser log error, then forgets them.
 func (b *browser) clean(t *testing.T, allowed ...string) {
@@ -418,10 +430,10 @@ func TestReportInBrowser(t *testing.T) {
 	b.allTitled(t, "report")
 	b.screenshot(t, "report-fleet")
 
-	b.run(t, chromedp.Click(chromedp.CSS(`th[data-key="offsets"] a`)), poll(`location.hash.includes("sort=offsets")`))
+	b.run(t, chromedp.Click(chromedp.CSS(`th[data-key="offsets"] a`)), poll(`location.hash.includes("sort=offsets")`), pollSorted("offsets", false))
 	asc := b.fleetRows(t, "#fleet", "offsets")
 	sortedBy(t, asc, false)
-	b.run(t, chromedp.Click(chromedp.CSS(`th[data-key="offsets"] a`)), poll(`location.hash.includes("dir=desc")`))
+	b.run(t, chromedp.Click(chromedp.CSS(`th[data-key="offsets"] a`)), poll(`location.hash.includes("dir=desc")`), pollSorted("offsets", true))
 	desc := b.fleetRows(t, "#fleet", "offsets")
 	sortedBy(t, desc, true)
 	if slices.Equal(asc, desc) {
