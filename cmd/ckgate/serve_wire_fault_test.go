@@ -138,17 +138,20 @@ func TestServeUnderWireFaults(t *testing.T) {
 
 // faultCommit is s3aCommit's trace on bucket ckpt: PUT the temp, COPY it
 // onto key if it still has the temp's ETag, DELETE the temp (again until
-// it goes: a 5xx leaves it otherwise). won says the COPY succeeded; a 412
+// it goes: a 5xx leaves it otherwise; also after a failed PUT, which the
+// backend may have applied). won says the COPY succeeded; a 412
 // (another driver won) is no error.
 func faultCommit(ctx context.Context, c *s3.Client, key, body, id string) (won bool, err error) {
 	dir, name := path.Split(key)
 	tmp := dir + "." + name + "." + id + ".tmp"
-	put, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(tmp), Body: strings.NewReader(body)})
-	if err != nil {
-		return false, fmt.Errorf("put temp %s: %w", tmp, err)
+	put, perr := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(tmp), Body: strings.NewReader(body)})
+	var cerr error
+	if perr == nil {
+		_, cerr = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(key),
+			CopySource: aws.String("ckpt/" + tmp), CopySourceIfMatch: put.ETag})
 	}
-	_, cerr := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(key),
-		CopySource: aws.String("ckpt/" + tmp), CopySourceIfMatch: put.ETag})
+	// The temp is deleted whatever happened, as Spark's cancel() does: a
+	// PUT answered 5xx may still have been applied by the backend.
 	for attempt := 0; ; attempt++ {
 		_, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(tmp)})
 		if err == nil {
@@ -157,6 +160,9 @@ func faultCommit(ctx context.Context, c *s3.Client, key, body, id string) (won b
 		if attempt == 20 || httpStatus(err) < 500 && httpStatus(err) != 0 {
 			return false, fmt.Errorf("delete temp %s: %w", tmp, err)
 		}
+	}
+	if perr != nil {
+		return false, fmt.Errorf("put temp %s: %w", tmp, perr)
 	}
 	if httpStatus(cerr) == http.StatusPreconditionFailed {
 		return false, nil
