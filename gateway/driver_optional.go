@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"io"
+	"strings"
 )
 
 // The optional driver operations below carry an S3 front door (ckgate
@@ -20,6 +21,18 @@ type RangeDriver interface {
 	// yields no bytes (never an error); one that runs past the end stops
 	// at it. An absent key is an error Kind classifies as ErrNotFound.
 	GetRange(ctx context.Context, key string, off, n int64) (io.ReadCloser, Attrs, error)
+}
+
+// EmptyRange is a RangeDriver's read of no bytes of key (a zero-length
+// range, or one the store refuses as starting at or past the end, as S3,
+// GCS and Azure do with 416): an empty stream with the attributes stat
+// gives key. The Bucket never asks a driver for a negative offset.
+func EmptyRange(ctx context.Context, stat func(context.Context, string) (Attrs, error), key string) (io.ReadCloser, Attrs, error) {
+	a, err := stat(ctx, key)
+	if err != nil {
+		return nil, Attrs{}, err
+	}
+	return io.NopCloser(strings.NewReader("")), a, nil
 }
 
 // Page is one page of a listing: the objects and common prefixes (each

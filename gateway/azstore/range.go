@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
@@ -23,11 +22,8 @@ var _ gateway.RangeDriver = (*driver)(nil)
 // of Get Blob Properties. A zero-length range is Get Blob Properties
 // alone.
 func (s *driver) GetRange(ctx context.Context, key string, off, n int64) (io.ReadCloser, gateway.Attrs, error) {
-	if off < 0 {
-		return nil, gateway.Attrs{}, gateway.E("get", key, gateway.ErrUnsupported, fmt.Errorf("range offset %d is negative", off))
-	}
 	if n == 0 {
-		return s.emptyRange(ctx, key)
+		return gateway.EmptyRange(ctx, s.Stat, key)
 	}
 	resp, err := s.blob(key).DownloadStream(ctx, &blob.DownloadStreamOptions{
 		Range: blob.HTTPRange{Offset: off, Count: max(n, 0)},
@@ -35,7 +31,7 @@ func (s *driver) GetRange(ctx context.Context, key string, off, n int64) (io.Rea
 	if err != nil {
 		status, _ := statusOf(err)
 		if status == http.StatusRequestedRangeNotSatisfiable || bloberror.HasCode(err, bloberror.InvalidRange) {
-			return s.emptyRange(ctx, key)
+			return gateway.EmptyRange(ctx, s.Stat, key)
 		}
 		return nil, gateway.Attrs{}, e("get", key, err)
 	}
@@ -54,13 +50,4 @@ func (s *driver) GetRange(ctx context.Context, key string, off, n int64) (io.Rea
 	}
 	body := resp.NewRetryReader(ctx, &blob.RetryReaderOptions{MaxRetries: 3})
 	return &reader{rc: body, op: "get", key: key}, a, nil
-}
-
-// emptyRange is the read of no bytes of key, with its attributes.
-func (s *driver) emptyRange(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
-	a, err := s.Stat(ctx, key)
-	if err != nil {
-		return nil, gateway.Attrs{}, err
-	}
-	return io.NopCloser(strings.NewReader("")), a, nil
 }

@@ -3,10 +3,8 @@ package gcsstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"google.golang.org/api/googleapi"
 
@@ -21,29 +19,17 @@ var _ gateway.RangeDriver = (*driver)(nil)
 // past the end with 416: that is an empty read, with the attributes of a
 // metadata read. A zero-length range is a metadata read alone.
 func (d *driver) GetRange(ctx context.Context, name string, off, n int64) (io.ReadCloser, gateway.Attrs, error) {
-	if off < 0 {
-		return nil, gateway.Attrs{}, gateway.E("get", name, gateway.ErrUnsupported, fmt.Errorf("range offset %d is negative", off))
-	}
 	if n == 0 {
-		return d.emptyRange(ctx, name)
+		return gateway.EmptyRange(ctx, d.Stat, name)
 	}
 	r, err := d.bucket.Object(name).NewRangeReader(ctx, off, max(n, -1))
 	if err != nil {
 		var ge *googleapi.Error
 		if errors.As(err, &ge) && ge.Code == http.StatusRequestedRangeNotSatisfiable {
-			return d.emptyRange(ctx, name)
+			return gateway.EmptyRange(ctx, d.Stat, name)
 		}
 		return nil, gateway.Attrs{}, named(ctx, err)
 	}
 	a := gateway.Attrs{Size: r.Attrs.Size, Version: version(r.Attrs.Generation), Modified: r.Attrs.LastModified}
 	return &reader{ctx: ctx, r: r}, a, nil
-}
-
-// emptyRange is the read of no bytes of name, with its attributes.
-func (d *driver) emptyRange(ctx context.Context, name string) (io.ReadCloser, gateway.Attrs, error) {
-	a, err := d.Stat(ctx, name)
-	if err != nil {
-		return nil, gateway.Attrs{}, err
-	}
-	return io.NopCloser(strings.NewReader("")), a, nil
 }

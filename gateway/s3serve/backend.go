@@ -345,6 +345,21 @@ func (b *storeBackend) CreateBucket(ctx context.Context, in *s3.CreateBucketInpu
 	return s3Error(err)
 }
 
+// readName is the stored name of an object a read (HEAD, GET) asks for,
+// after the checks both make: a bad bucket name is refused, and a key the
+// front door keeps for itself reads as absent (NoSuchKey, or NoSuchBucket
+// when the bucket is missing too).
+func (b *storeBackend) readName(ctx context.Context, bucketp, keyp *string) (bucket, name string, err error) {
+	bucket, key := str(bucketp), str(keyp)
+	if err := validBucket(bucket); err != nil {
+		return "", "", err
+	}
+	if refusedKey(key) {
+		return "", "", b.missing(ctx, bucket, gateway.ErrNotFound)
+	}
+	return bucket, objectKey(bucket, storedKey(key)), nil
+}
+
 func isAPIError(err error, code string) bool {
 	var a s3err.APIError
 	return errors.As(err, &a) && a.Code == code
@@ -352,14 +367,11 @@ func isAPIError(err error, code string) bool {
 
 func (b *storeBackend) HeadObject(ctx context.Context, in *s3.HeadObjectInput) (*s3.HeadObjectOutput, error) {
 	ctx = detach(ctx)
-	bucket, key := str(in.Bucket), str(in.Key)
-	if err := validBucket(bucket); err != nil {
+	bucket, name, err := b.readName(ctx, in.Bucket, in.Key)
+	if err != nil {
 		return nil, err
 	}
-	if refusedKey(key) {
-		return nil, b.missing(ctx, bucket, gateway.ErrNotFound)
-	}
-	a, err := b.raw.Stat(ctx, objectKey(bucket, storedKey(key)))
+	a, err := b.raw.Stat(ctx, name)
 	if err != nil {
 		return nil, b.missing(ctx, bucket, err)
 	}
@@ -399,14 +411,11 @@ func unquoted(p *string) *string {
 
 func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s3.GetObjectOutput, error) {
 	ctx = detach(ctx)
-	bucket, key := str(in.Bucket), str(in.Key)
-	if err := validBucket(bucket); err != nil {
+	bucket, name, err := b.readName(ctx, in.Bucket, in.Key)
+	if err != nil {
 		return nil, err
 	}
-	if refusedKey(key) {
-		return nil, b.missing(ctx, bucket, gateway.ErrNotFound)
-	}
-	rc, a, start, err := b.openRange(ctx, objectKey(bucket, storedKey(key)), str(in.Range))
+	rc, a, start, err := b.openRange(ctx, name, str(in.Range))
 	if err != nil {
 		return nil, b.missing(ctx, bucket, err)
 	}
@@ -423,7 +432,7 @@ func (b *storeBackend) GetObject(ctx context.Context, in *s3.GetObjectInput) (*s
 		// The range is one the size decides (a suffix, or ignored): read
 		// it again from where it starts.
 		rc.Close()
-		if rc, a, err = b.reopen(ctx, objectKey(bucket, storedKey(key)), from, a.Version); err != nil {
+		if rc, a, err = b.reopen(ctx, name, from, a.Version); err != nil {
 			return nil, s3Error(err)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -23,11 +22,8 @@ var _ gateway.RangeDriver = (*driver)(nil)
 // with 416 InvalidRange: that is an empty read, with the attributes of a
 // HeadObject. A zero-length range is a HeadObject alone.
 func (s *driver) GetRange(ctx context.Context, key string, off, n int64) (io.ReadCloser, gateway.Attrs, error) {
-	if off < 0 {
-		return nil, gateway.Attrs{}, gateway.E("get", key, gateway.ErrUnsupported, fmt.Errorf("range offset %d is negative", off))
-	}
 	if n == 0 {
-		return s.emptyRange(ctx, key)
+		return gateway.EmptyRange(ctx, s.Stat, key)
 	}
 	end := int64(-1)
 	if n > 0 && n <= math.MaxInt64-off {
@@ -40,7 +36,7 @@ func (s *driver) GetRange(ctx context.Context, key string, off, n int64) (io.Rea
 	}, t.option)
 	if err != nil {
 		if errorCode(err) == "InvalidRange" || httpStatus(err) == http.StatusRequestedRangeNotSatisfiable {
-			return s.emptyRange(ctx, key)
+			return gateway.EmptyRange(ctx, s.Stat, key)
 		}
 		return nil, gateway.Attrs{}, fail("get", key, err)
 	}
@@ -69,15 +65,6 @@ func (s *driver) GetRange(ctx context.Context, key string, off, n int64) (io.Rea
 		r = io.LimitReader(b, n)
 	}
 	return readCloser{r, b}, a, nil
-}
-
-// emptyRange is the read of no bytes of key, with its attributes.
-func (s *driver) emptyRange(ctx context.Context, key string) (io.ReadCloser, gateway.Attrs, error) {
-	a, err := s.Stat(ctx, key)
-	if err != nil {
-		return nil, gateway.Attrs{}, err
-	}
-	return io.NopCloser(strings.NewReader("")), a, nil
 }
 
 type readCloser struct {
