@@ -20,7 +20,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go"
 
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/s3serve/s3atrace"
@@ -157,16 +156,7 @@ func rawKeys(t *testing.T, st gateway.Store, prefix string) []string {
 	return keys
 }
 
-func apiCode(err error) string {
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		return ae.ErrorCode()
-	}
-	if err != nil {
-		return "other: " + err.Error()
-	}
-	return ""
-}
+func apiCode(err error) string { return s3atrace.Code(err) }
 
 // frontDoorBuckets: CreateBucket, HeadBucket, ListBuckets and DeleteBucket
 // on a store without directories (the bucket marker).

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"path"
@@ -16,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/s3serve/s3atrace"
 	"github.com/ckgate/ckgate/gateway/stores"
 	"github.com/ckgate/ckgate/internal/faultproxy"
 )
@@ -174,10 +174,4 @@ func faultCommit(ctx context.Context, c *s3.Client, key, body, id string) (won b
 }
 
 // httpStatus is the HTTP status of an SDK error (0: no response).
-func httpStatus(err error) int {
-	var re interface{ HTTPStatusCode() int }
-	if errors.As(err, &re) {
-		return re.HTTPStatusCode()
-	}
-	return 0
-}
+func httpStatus(err error) int { return s3atrace.StatusCode(err) }

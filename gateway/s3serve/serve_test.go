@@ -150,24 +150,9 @@ func client(endpoint, key, secret string) *s3.Client {
 	})
 }
 
-func code(err error) string {
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		return ae.ErrorCode()
-	}
-	if err != nil {
-		return "other: " + err.Error()
-	}
-	return ""
-}
+func code(err error) string { return s3atrace.Code(err) }
 
-func status(err error) int {
-	var re interface{ HTTPStatusCode() int }
-	if errors.As(err, &re) {
-		return re.HTTPStatusCode()
-	}
-	return 0
-}
+func status(err error) int { return s3atrace.StatusCode(err) }
 
 // s3aCommit is Spark's default file manager committing the log entry key
 // (s3atrace's sequence: existence probes, a temp PUT named with id, the

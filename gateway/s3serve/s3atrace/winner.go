@@ -21,8 +21,8 @@ func Winner(errs []error) (int, error) {
 			return -1, fmt.Errorf("drivers %d and %d both committed", won, i)
 		case err == nil:
 			won = i
-		case status(err) != http.StatusPreconditionFailed || code(err) != "PreconditionFailed":
-			return -1, fmt.Errorf("driver %d: %v (HTTP %d), want 412 PreconditionFailed", i, err, status(err))
+		case StatusCode(err) != http.StatusPreconditionFailed || Code(err) != "PreconditionFailed":
+			return -1, fmt.Errorf("driver %d: %v (HTTP %d), want 412 PreconditionFailed", i, err, StatusCode(err))
 		}
 	}
 	if won < 0 {
@@ -31,20 +31,15 @@ func Winner(errs []error) (int, error) {
 	return won, nil
 }
 
-// code is the S3 error code of err ("" for none).
-func code(err error) string {
+// Code is the S3 error code of err: "" for nil, and "other: " and the
+// error's text for an error that carries no S3 code (a cut connection).
+func Code(err error) string {
 	var ae smithy.APIError
 	if errors.As(err, &ae) {
 		return ae.ErrorCode()
 	}
-	return ""
-}
-
-// status is the HTTP status of err's response (0 for none).
-func status(err error) int {
-	var re interface{ HTTPStatusCode() int }
-	if errors.As(err, &re) {
-		return re.HTTPStatusCode()
+	if err != nil {
+		return "other: " + err.Error()
 	}
-	return 0
+	return ""
 }
