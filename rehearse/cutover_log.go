@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"path"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -328,54 +326,5 @@ func inputKey(input, path string) string {
 // log starts at the boundary batch (a restored run's first batch is not
 // 0): every manifest from the latest compaction file on, in batch order.
 func readRunOutput(ctx context.Context, st gateway.Store) ([]string, error) {
-	dir := checkpoint.SinkMetadataDir + "/"
-	type entry struct {
-		id      int64
-		compact bool
-		key     string
-	}
-	var es []entry
-	for a, err := range st.List(ctx, dir) {
-		if err != nil {
-			if errors.Is(err, gateway.ErrNotFound) {
-				break
-			}
-			return nil, fmt.Errorf("list %s: %w", dir, err)
-		}
-		name := strings.TrimPrefix(a.Key, dir)
-		base, compact := strings.CutSuffix(name, ".compact")
-		if id, err := strconv.ParseInt(base, 10, 64); err == nil && !strings.Contains(name, "/") {
-			es = append(es, entry{id, compact, a.Key})
-		}
-	}
-	sort.Slice(es, func(i, j int) bool { return es[i].id < es[j].id })
-	start := 0
-	for i, e := range es {
-		if e.compact {
-			start = i
-		}
-	}
-	var rows []string
-	for _, e := range es[start:] {
-		data, _, err := gateway.GetBounded(ctx, st, e.key, 0)
-		if err != nil {
-			return nil, fmt.Errorf("sink manifest %s: %w", e.key, err)
-		}
-		files, err := checkpoint.DecodeFileSinkLog(data)
-		if err != nil {
-			return nil, fmt.Errorf("sink manifest %s: %w", e.key, err)
-		}
-		for _, f := range files {
-			if f.Action != "" && f.Action != checkpoint.SinkActionAdd {
-				continue
-			}
-			key := path.Base(f.Path)
-			data, _, err := st.Get(ctx, key)
-			if err != nil {
-				return nil, fmt.Errorf("sink file %s named by the manifest %s: %w", f.Path, e.key, err)
-			}
-			_ = lines(data, func(l []byte) error { rows = append(rows, string(l)); return nil })
-		}
-	}
-	return rows, nil
+	return readSink(ctx, st, checkpoint.ReadFileSinkLogTail)
 }

@@ -148,7 +148,13 @@ func sum(m map[string]int64) int64 {
 // (_spark_metadata) sees, in manifest order. Data files are read from the
 // root of st by their base name. A sink without a manifest holds nothing.
 func ReadFileSink(ctx context.Context, st gateway.Store) ([]string, error) {
-	files, _, err := checkpoint.ReadFileSinkLog(ctx, st, checkpoint.SinkMetadataDir)
+	return readSink(ctx, st, checkpoint.ReadFileSinkLog)
+}
+
+// readSink returns the rows of the data files the sink log read by read
+// names, read from the root of st by their base name.
+func readSink(ctx context.Context, st gateway.Store, read func(context.Context, gateway.Store, string) ([]checkpoint.SinkFileStatus, int64, error)) ([]string, error) {
+	files, _, err := read(ctx, st, checkpoint.SinkMetadataDir)
 	if errors.Is(err, gateway.ErrNotFound) || errors.Is(err, checkpoint.ErrNotCheckpoint) {
 		return nil, nil
 	}
@@ -165,11 +171,7 @@ func ReadFileSink(ctx context.Context, st gateway.Store) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sink file %s named by the manifest: %w", f.Path, err)
 		}
-		for l := range strings.SplitSeq(string(data), "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				rows = append(rows, l)
-			}
-		}
+		_ = lines(data, func(l []byte) error { rows = append(rows, string(l)); return nil })
 	}
 	return rows, nil
 }

@@ -217,8 +217,32 @@ func readCompactibleLog[T any](ctx context.Context, st gateway.Store, dir, what 
 	if l.lastCmp >= 0 {
 		interval = DeriveCompactInterval(DefaultCompactInterval, l.lastCmp)
 	}
+	return readCompactibleFrom[T](ctx, st, dir, what, l, ValidBatchStart(l.latest, interval), interval)
+}
+
+// readCompactibleTail reads the log under dir from its latest compaction
+// file on, or from its first batch when it has none: a log that need not
+// start at batch 0.
+func readCompactibleTail[T any](ctx context.Context, st gateway.Store, dir, what string) ([]T, int64, error) {
+	l, err := listCompactible(ctx, st, dir)
+	if err != nil {
+		return nil, -1, err
+	}
+	if l.latest < 0 {
+		return nil, -1, fmt.Errorf("%s: %w: no %s files", dir, gateway.ErrNotFound, what)
+	}
+	start := l.lastCmp
+	if start < 0 {
+		start = slices.Min(sortedIDs(l.files))
+	}
+	return readCompactibleFrom[T](ctx, st, dir, what, l, start, DefaultCompactInterval)
+}
+
+// readCompactibleFrom reads every entry of the batches start to the
+// latest of the listed log (interval only names the cause of a gap).
+func readCompactibleFrom[T any](ctx context.Context, st gateway.Store, dir, what string, l *compactibleListing, start int64, interval int) ([]T, int64, error) {
 	var out []T
-	for id := ValidBatchStart(l.latest, interval); id <= l.latest; id++ {
+	for id := start; id <= l.latest; id++ {
 		key, ok := l.files[id]
 		if !ok {
 			return nil, l.latest, fmt.Errorf("%s: batch %d of the %s is missing (latest %d, compact interval %d): %w",

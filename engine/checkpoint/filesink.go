@@ -72,3 +72,15 @@ func ReadFileSinkLog(ctx context.Context, st gateway.Store, dir string) ([]SinkF
 	}
 	return CompactSinkLog(es), latest, nil
 }
+
+// ReadFileSinkLogTail is ReadFileSinkLog for a sink log that need not start
+// at batch 0 (an output whose first batch is a restored run's boundary):
+// the files of its batches from its latest compaction file on, or from its
+// first batch when it has none, to its latest.
+func ReadFileSinkLogTail(ctx context.Context, st gateway.Store, dir string) ([]SinkFileStatus, int64, error) {
+	es, latest, err := readCompactibleTail[SinkFileStatus](ctx, st, dir, "file sink log")
+	if err != nil {
+		return nil, latest, err
+	}
+	return CompactSinkLog(es), latest, nil
+}
