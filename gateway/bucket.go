@@ -9,30 +9,20 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // Bucket is the portable Store over a Driver (gocloud.dev/blob's split).
 // It owns what every backend shares: key and prefix validation
 // (ValidateKey, ValidatePrefix, the driver's NameChecker), condition checks
 // (CheckPutCond, CheckDeleteCond), the context check, the key prefix,
-// wrapping each error once as an *Error naming the caller's key, the
-// closed guard, and the metrics hook (Observe, which Metrics.Wrap installs
-// on a Bucket). Faults, policy and logging stay decorators (Faults.Wrap,
-// WithAuthorizer, Intercept) over any Store.
+// wrapping each error once as an *Error naming the caller's key, and the
+// closed guard. Metrics, faults, policy and logging stay decorators
+// (Metrics.Wrap, Faults.Wrap, WithAuthorizer, Intercept) over any Store.
 type Bucket struct {
 	d      Driver
 	prefix string // "" or ends with '/'
 	state  *bucketState
-	obs    Observer // nil: no metrics hook
 }
-
-// Observer is told of every call of a Bucket once it has returned: its Op,
-// named as an Interceptor's Call names it (GetRange is OpGet, ListPage
-// OpList, Copy OpPut), how long it took and the error it returned. For
-// List it is told when the iteration ends; for GetStream and GetRange when
-// the stream is open.
-type Observer func(op Op, d time.Duration, err error)
 
 // bucketState is shared by a Bucket and the prefixed views of it.
 type bucketState struct {
@@ -79,37 +69,7 @@ func (b *Bucket) WithPrefix(prefix string) *Bucket {
 	if p == "" {
 		return b
 	}
-	return &Bucket{d: b.d, prefix: b.prefix + p, state: b.state, obs: b.obs}
-}
-
-// Observe returns a view of b that reports each of its calls to f, after
-// any observer b already has; it shares b's driver, prefix and Close.
-func (b *Bucket) Observe(f Observer) *Bucket {
-	v := *b
-	if prev := b.obs; prev != nil {
-		v.obs = func(op Op, d time.Duration, err error) { prev(op, d, err); f(op, d, err) }
-	} else {
-		v.obs = f
-	}
-	return &v
-}
-
-// observe reports one call that began at start and ended with *err.
-func (b *Bucket) observe(op Op, start time.Time, err *error) {
-	if b.obs != nil {
-		b.obs(op, time.Since(start), *err)
-	}
-}
-
-// unobserved is b without its observer, for the calls a fallback makes
-// inside one observed call.
-func (b *Bucket) unobserved() *Bucket {
-	if b.obs == nil {
-		return b
-	}
-	v := *b
-	v.obs = nil
-	return &v
+	return &Bucket{d: b.d, prefix: b.prefix + p, state: b.state}
 }
 
 // name validates key for op and returns the driver's name for it.
@@ -154,8 +114,7 @@ func (b *Bucket) fail(op, key string, c Cond, err error) error {
 	return E(op, key, b.d.Kind(err, c), err)
 }
 
-func (b *Bucket) Get(ctx context.Context, key string) (_ []byte, _ Version, err error) {
-	defer b.observe(OpGet, time.Now(), &err)
+func (b *Bucket) Get(ctx context.Context, key string) ([]byte, Version, error) {
 	n, err := b.name(ctx, "get", key)
 	if err != nil {
 		return nil, "", err
@@ -167,8 +126,7 @@ func (b *Bucket) Get(ctx context.Context, key string) (_ []byte, _ Version, err 
 	return data, v, nil
 }
 
-func (b *Bucket) Stat(ctx context.Context, key string) (_ Attrs, err error) {
-	defer b.observe(OpStat, time.Now(), &err)
+func (b *Bucket) Stat(ctx context.Context, key string) (Attrs, error) {
 	n, err := b.name(ctx, "stat", key)
 	if err != nil {
 		return Attrs{}, err
@@ -181,8 +139,7 @@ func (b *Bucket) Stat(ctx context.Context, key string) (_ Attrs, err error) {
 	return a, nil
 }
 
-func (b *Bucket) GetStream(ctx context.Context, key string) (_ io.ReadCloser, _ Attrs, err error) {
-	defer b.observe(OpGet, time.Now(), &err)
+func (b *Bucket) GetStream(ctx context.Context, key string) (io.ReadCloser, Attrs, error) {
 	n, err := b.name(ctx, "get", key)
 	if err != nil {
 		return nil, Attrs{}, err
@@ -214,41 +171,34 @@ func (r *bucketReader) Close() error { return r.rc.Close() }
 
 func (b *Bucket) List(ctx context.Context, prefix string) iter.Seq2[Attrs, error] {
 	return func(yield func(Attrs, error) bool) {
-		var err error
-		defer b.observe(OpList, time.Now(), &err)
-		if err = b.list(ctx, prefix, yield); err != nil {
+		if err := ValidatePrefix(prefix); err != nil {
 			yield(Attrs{}, err)
+			return
 		}
-	}
-}
-
-// list yields the entries under prefix until yield stops it, and returns
-// the error that ended the listing (nil when it ended or was stopped).
-func (b *Bucket) list(ctx context.Context, prefix string, yield func(Attrs, error) bool) error {
-	if err := ValidatePrefix(prefix); err != nil {
-		return err
-	}
-	full, err := b.full(ctx, "list", prefix)
-	if err != nil {
-		return err
-	}
-	for a, err := range b.d.List(ctx, full) {
+		full, err := b.full(ctx, "list", prefix)
 		if err != nil {
-			return b.fail("list", prefix, None(), err)
+			yield(Attrs{}, err)
+			return
 		}
-		if !strings.HasPrefix(a.Key, full) {
-			return E("list", prefix, ErrUnavailable, fmt.Errorf("the store listed %q, outside the prefix", a.Key))
-		}
-		a.Key = a.Key[len(b.prefix):]
-		if !yield(a, nil) {
-			return nil
+		for a, err := range b.d.List(ctx, full) {
+			if err != nil {
+				yield(Attrs{}, b.fail("list", prefix, None(), err))
+				return
+			}
+			if !strings.HasPrefix(a.Key, full) {
+				yield(Attrs{}, E("list", prefix, ErrUnavailable,
+					fmt.Errorf("the store listed %q, outside the prefix", a.Key)))
+				return
+			}
+			a.Key = a.Key[len(b.prefix):]
+			if !yield(a, nil) {
+				return
+			}
 		}
 	}
-	return nil
 }
 
-func (b *Bucket) Put(ctx context.Context, key string, data []byte, c Cond) (_ Version, err error) {
-	defer b.observe(OpPut, time.Now(), &err)
+func (b *Bucket) Put(ctx context.Context, key string, data []byte, c Cond) (Version, error) {
 	n, err := b.name(ctx, "put", key)
 	if err != nil {
 		return "", err
@@ -263,8 +213,7 @@ func (b *Bucket) Put(ctx context.Context, key string, data []byte, c Cond) (_ Ve
 	return v, nil
 }
 
-func (b *Bucket) PutStream(ctx context.Context, key string, r io.Reader, c Cond) (_ Version, err error) {
-	defer b.observe(OpPut, time.Now(), &err)
+func (b *Bucket) PutStream(ctx context.Context, key string, r io.Reader, c Cond) (Version, error) {
 	n, err := b.name(ctx, "put", key)
 	if err != nil {
 		return "", err
@@ -279,8 +228,7 @@ func (b *Bucket) PutStream(ctx context.Context, key string, r io.Reader, c Cond)
 	return v, nil
 }
 
-func (b *Bucket) Delete(ctx context.Context, key string, c Cond) (err error) {
-	defer b.observe(OpDelete, time.Now(), &err)
+func (b *Bucket) Delete(ctx context.Context, key string, c Cond) error {
 	n, err := b.name(ctx, "delete", key)
 	if err != nil {
 		return err

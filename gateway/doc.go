@@ -25,13 +25,11 @@
 // driver's optional NameChecker), condition checks (CheckPutCond,
 // CheckDeleteCond), the context check, the key prefix (NewBucket's prefix,
 // WithPrefix), wrapping each error once as an *Error naming the caller's
-// key, the closed guard, and the metrics hook (Bucket.Observe: Metrics.Wrap
-// of a Bucket is a Bucket that counts its own calls). Every backend here is
-// such a driver (filestore, s3store, gcsstore, azstore, memstore); memstore
-// is the whole of one in under 200 lines, and its optional ranged read,
-// page and copy (see the section on ranges, pages and copies) in 60 more.
-// Faults, policy and logging are decorators over any Store (Faults.Wrap,
-// WithAuthorizer, Intercept; Metrics.Wrap of any other Store), never a
+// key, and the closed guard. Every backend here is such a driver (filestore,
+// s3store, gcsstore, azstore, memstore); memstore is the whole of one in
+// under 200 lines, and its optional ranged read, page and copy (see
+// # Ranges, pages and copies) in 60 more. Metrics, faults, policy and logging are decorators over
+// any Store (Metrics.Wrap, Faults.Wrap, WithAuthorizer, Intercept), never a
 // backend's concern. A driver that writes conditionally puts a fresh write
 // id into each object's metadata and settles a refusal with Refused.Settle
 // (see # Errors). The new backend then runs the conformance suite,

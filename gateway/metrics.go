@@ -55,14 +55,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
-// Wrap returns s instrumented under the backend label. A *Bucket is
-// returned as a *Bucket that observes its own calls (Bucket.Observe), so
-// its optional operations stay its own; any other Store is wrapped by an
-// Interceptor that counts the same calls.
+// Wrap returns s instrumented under the backend label.
 func (m *Metrics) Wrap(s Store, backend string) Store {
-	if b, ok := s.(*Bucket); ok {
-		return b.Observe(func(op Op, d time.Duration, err error) { m.observe(backend, op, d, err) })
-	}
 	return Intercept(s, func(ctx context.Context, c Call, next func(context.Context) error) error {
 		start := time.Now()
 		err := next(ctx)
