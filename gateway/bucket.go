@@ -246,23 +246,17 @@ func (b *Bucket) list(ctx context.Context, prefix string, yield func(Attrs, erro
 	return nil
 }
 
-func (b *Bucket) Put(ctx context.Context, key string, data []byte, c Cond) (_ Version, err error) {
-	defer b.observe(OpPut, time.Now(), &err)
-	n, err := b.name(ctx, "put", key)
-	if err != nil {
-		return "", err
-	}
-	if err := CheckPutCond(key, c); err != nil {
-		return "", err
-	}
-	v, err := b.d.Put(ctx, n, data, c)
-	if err != nil {
-		return "", b.fail("put", key, c, err)
-	}
-	return v, nil
+func (b *Bucket) Put(ctx context.Context, key string, data []byte, c Cond) (Version, error) {
+	return b.put(ctx, key, c, func(n string) (Version, error) { return b.d.Put(ctx, n, data, c) })
 }
 
-func (b *Bucket) PutStream(ctx context.Context, key string, r io.Reader, c Cond) (_ Version, err error) {
+func (b *Bucket) PutStream(ctx context.Context, key string, r io.Reader, c Cond) (Version, error) {
+	return b.put(ctx, key, c, func(n string) (Version, error) { return b.d.PutStream(ctx, n, r, c) })
+}
+
+// put is Put and PutStream: the checks, then write, the driver's Put or
+// PutStream of the driver's name for key.
+func (b *Bucket) put(ctx context.Context, key string, c Cond, write func(name string) (Version, error)) (_ Version, err error) {
 	defer b.observe(OpPut, time.Now(), &err)
 	n, err := b.name(ctx, "put", key)
 	if err != nil {
@@ -271,7 +265,7 @@ func (b *Bucket) PutStream(ctx context.Context, key string, r io.Reader, c Cond)
 	if err := CheckPutCond(key, c); err != nil {
 		return "", err
 	}
-	v, err := b.d.PutStream(ctx, n, r, c)
+	v, err := write(n)
 	if err != nil {
 		return "", b.fail("put", key, c, err)
 	}
