@@ -9,20 +9,30 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Bucket is the portable Store over a Driver (gocloud.dev/blob's split).
 // It owns what every backend shares: key and prefix validation
 // (ValidateKey, ValidatePrefix, the driver's NameChecker), condition checks
 // (CheckPutCond, CheckDeleteCond), the context check, the key prefix,
-// wrapping each error once as an *Error naming the caller's key, and the
-// closed guard. Metrics, faults, policy and logging stay decorators
-// (Metrics.Wrap, Faults.Wrap, WithAuthorizer, Intercept) over any Store.
+// wrapping each error once as an *Error naming the caller's key, the
+// closed guard and the metrics hook: an Observer (WithObserver, installed
+// by Metrics.Wrap) sees each call once, with its Op, duration and wrapped
+// error. Faults, policy and logging stay decorators (Faults.Wrap,
+// WithAuthorizer, Intercept) over any Store.
 type Bucket struct {
 	d      Driver
 	prefix string // "" or ends with '/'
 	state  *bucketState
+	obs    Observer // nil: none
 }
+
+// Observer is a Bucket's hook, called once per call of the Bucket with its
+// Op (as Intercept names it: GetStream and GetRange are OpGet, ListPage is
+// OpList, PutStream and Copy are OpPut), how long it took and its error as
+// returned to the caller. MakeBucket and Close are not observed.
+type Observer func(op Op, d time.Duration, err error)
 
 // bucketState is shared by a Bucket and the prefixed views of it.
 type bucketState struct {
@@ -63,13 +73,40 @@ func (b *Bucket) Driver() Driver { return b.d }
 func (b *Bucket) Prefix() string { return b.prefix }
 
 // WithPrefix returns a view of b that keeps every key under prefix, below
-// b's own prefix; it shares b's driver and its Close.
+// b's own prefix; it shares b's driver, its Close and its Observer.
 func (b *Bucket) WithPrefix(prefix string) *Bucket {
 	p := cleanPrefix(prefix)
 	if p == "" {
 		return b
 	}
-	return &Bucket{d: b.d, prefix: b.prefix + p, state: b.state}
+	return &Bucket{d: b.d, prefix: b.prefix + p, state: b.state, obs: b.obs}
+}
+
+// WithObserver returns a view of b, sharing its driver, prefix and Close,
+// whose every call is reported to o, after b's own Observer if it has one.
+func (b *Bucket) WithObserver(o Observer) *Bucket {
+	if prev := b.obs; prev != nil {
+		next := o
+		o = func(op Op, d time.Duration, err error) {
+			prev(op, d, err)
+			next(op, d, err)
+		}
+	}
+	return &Bucket{d: b.d, prefix: b.prefix, state: b.state, obs: o}
+}
+
+// unobserved returns b without its Observer, for the calls a fallback makes
+// on b's behalf (one observed call is one call, whatever it takes).
+func (b *Bucket) unobserved() *Bucket {
+	return &Bucket{d: b.d, prefix: b.prefix, state: b.state}
+}
+
+// observe reports the call of op begun at start, ending with *err, to b's
+// Observer (deferred by every observed method).
+func (b *Bucket) observe(op Op, start time.Time, err *error) {
+	if b.obs != nil {
+		b.obs(op, time.Since(start), *err)
+	}
 }
 
 // name validates key for op and returns the driver's name for it.
@@ -114,7 +151,8 @@ func (b *Bucket) fail(op, key string, c Cond, err error) error {
 	return E(op, key, b.d.Kind(err, c), err)
 }
 
-func (b *Bucket) Get(ctx context.Context, key string) ([]byte, Version, error) {
+func (b *Bucket) Get(ctx context.Context, key string) (_ []byte, _ Version, err error) {
+	defer b.observe(OpGet, time.Now(), &err)
 	n, err := b.name(ctx, "get", key)
 	if err != nil {
 		return nil, "", err
@@ -126,7 +164,8 @@ func (b *Bucket) Get(ctx context.Context, key string) ([]byte, Version, error) {
 	return data, v, nil
 }
 
-func (b *Bucket) Stat(ctx context.Context, key string) (Attrs, error) {
+func (b *Bucket) Stat(ctx context.Context, key string) (_ Attrs, err error) {
+	defer b.observe(OpStat, time.Now(), &err)
 	n, err := b.name(ctx, "stat", key)
 	if err != nil {
 		return Attrs{}, err
@@ -139,7 +178,8 @@ func (b *Bucket) Stat(ctx context.Context, key string) (Attrs, error) {
 	return a, nil
 }
 
-func (b *Bucket) GetStream(ctx context.Context, key string) (io.ReadCloser, Attrs, error) {
+func (b *Bucket) GetStream(ctx context.Context, key string) (_ io.ReadCloser, _ Attrs, err error) {
+	defer b.observe(OpGet, time.Now(), &err)
 	n, err := b.name(ctx, "get", key)
 	if err != nil {
 		return nil, Attrs{}, err
@@ -171,49 +211,53 @@ func (r *bucketReader) Close() error { return r.rc.Close() }
 
 func (b *Bucket) List(ctx context.Context, prefix string) iter.Seq2[Attrs, error] {
 	return func(yield func(Attrs, error) bool) {
-		if err := ValidatePrefix(prefix); err != nil {
-			yield(Attrs{}, err)
-			return
-		}
-		full, err := b.full(ctx, "list", prefix)
+		start := time.Now()
+		err := b.list(ctx, prefix, yield)
+		b.observe(OpList, start, &err)
 		if err != nil {
 			yield(Attrs{}, err)
-			return
-		}
-		for a, err := range b.d.List(ctx, full) {
-			if err != nil {
-				yield(Attrs{}, b.fail("list", prefix, None(), err))
-				return
-			}
-			if !strings.HasPrefix(a.Key, full) {
-				yield(Attrs{}, E("list", prefix, ErrUnavailable,
-					fmt.Errorf("the store listed %q, outside the prefix", a.Key)))
-				return
-			}
-			a.Key = a.Key[len(b.prefix):]
-			if !yield(a, nil) {
-				return
-			}
 		}
 	}
+}
+
+// list yields the entries under prefix and returns the error that ends
+// the listing (nil when it is done or yield stopped it).
+func (b *Bucket) list(ctx context.Context, prefix string, yield func(Attrs, error) bool) error {
+	if err := ValidatePrefix(prefix); err != nil {
+		return err
+	}
+	full, err := b.full(ctx, "list", prefix)
+	if err != nil {
+		return err
+	}
+	for a, err := range b.d.List(ctx, full) {
+		if err != nil {
+			return b.fail("list", prefix, None(), err)
+		}
+		if !strings.HasPrefix(a.Key, full) {
+			return E("list", prefix, ErrUnavailable,
+				fmt.Errorf("the store listed %q, outside the prefix", a.Key))
+		}
+		a.Key = a.Key[len(b.prefix):]
+		if !yield(a, nil) {
+			return nil
+		}
+	}
+	return nil
 }
 
 func (b *Bucket) Put(ctx context.Context, key string, data []byte, c Cond) (Version, error) {
-	n, err := b.name(ctx, "put", key)
-	if err != nil {
-		return "", err
-	}
-	if err := CheckPutCond(key, c); err != nil {
-		return "", err
-	}
-	v, err := b.d.Put(ctx, n, data, c)
-	if err != nil {
-		return "", b.fail("put", key, c, err)
-	}
-	return v, nil
+	return b.put(ctx, key, c, func(n string) (Version, error) { return b.d.Put(ctx, n, data, c) })
 }
 
 func (b *Bucket) PutStream(ctx context.Context, key string, r io.Reader, c Cond) (Version, error) {
+	return b.put(ctx, key, c, func(n string) (Version, error) { return b.d.PutStream(ctx, n, r, c) })
+}
+
+// put is Put and PutStream: the checks, then write, the driver's Put or
+// PutStream of the driver's name for key.
+func (b *Bucket) put(ctx context.Context, key string, c Cond, write func(name string) (Version, error)) (_ Version, err error) {
+	defer b.observe(OpPut, time.Now(), &err)
 	n, err := b.name(ctx, "put", key)
 	if err != nil {
 		return "", err
@@ -221,14 +265,15 @@ func (b *Bucket) PutStream(ctx context.Context, key string, r io.Reader, c Cond)
 	if err := CheckPutCond(key, c); err != nil {
 		return "", err
 	}
-	v, err := b.d.PutStream(ctx, n, r, c)
+	v, err := write(n)
 	if err != nil {
 		return "", b.fail("put", key, c, err)
 	}
 	return v, nil
 }
 
-func (b *Bucket) Delete(ctx context.Context, key string, c Cond) error {
+func (b *Bucket) Delete(ctx context.Context, key string, c Cond) (err error) {
+	defer b.observe(OpDelete, time.Now(), &err)
 	n, err := b.name(ctx, "delete", key)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 )
 
 var (
@@ -18,7 +19,8 @@ var (
 // GetRange is GetRange (the package function) on b: the driver's ranged
 // read when it is a RangeDriver, else its GetStream with the bytes before
 // off read and discarded.
-func (b *Bucket) GetRange(ctx context.Context, key string, off, n int64) (io.ReadCloser, Attrs, error) {
+func (b *Bucket) GetRange(ctx context.Context, key string, off, n int64) (_ io.ReadCloser, _ Attrs, err error) {
+	defer b.observe(OpGet, time.Now(), &err)
 	if err := checkRange(key, off); err != nil {
 		return nil, Attrs{}, err
 	}
@@ -49,7 +51,8 @@ func (b *Bucket) GetRange(ctx context.Context, key string, off, n int64) (io.Rea
 // prefix the driver reports again at or before after (S3's start-after
 // inside it) is dropped; any other entry reported out of order, outside
 // prefix or not after after is an ErrUnavailable error, never passed on.
-func (b *Bucket) ListPage(ctx context.Context, prefix, delim, after string, max int) (Page, error) {
+func (b *Bucket) ListPage(ctx context.Context, prefix, delim, after string, max int) (_ Page, err error) {
+	defer b.observe(OpList, time.Now(), &err)
 	if err := checkPage(prefix, delim, max); err != nil {
 		return Page{}, err
 	}
@@ -59,7 +62,7 @@ func (b *Bucket) ListPage(ctx context.Context, prefix, delim, after string, max 
 	}
 	pd, ok := b.d.(PageDriver)
 	if !ok {
-		return pageOf(b.List(ctx, prefix), prefix, delim, after, max)
+		return pageOf(b.unobserved().List(ctx, prefix), prefix, delim, after, max)
 	}
 	fullAfter := ""
 	if after != "" {
@@ -125,7 +128,8 @@ func (b *Bucket) callerPage(prefix, full, after string, max int, pg Page) (Page,
 // when it is a CopyDriver, else src streamed through GetStream into
 // PutStream of dst under c. Errors name src when src is absent or stale,
 // dst otherwise.
-func (b *Bucket) Copy(ctx context.Context, src, dst string, srcVersion Version, c Cond) (Version, error) {
+func (b *Bucket) Copy(ctx context.Context, src, dst string, srcVersion Version, c Cond) (_ Version, err error) {
+	defer b.observe(OpPut, time.Now(), &err)
 	if err := checkCopy(src, dst, c); err != nil {
 		return "", err
 	}
@@ -139,7 +143,8 @@ func (b *Bucket) Copy(ctx context.Context, src, dst string, srcVersion Version, 
 	}
 	cd, ok := b.d.(CopyDriver)
 	if !ok {
-		return copyStream(ctx, b.GetStream, b.PutStream, src, dst, srcVersion, c)
+		u := b.unobserved()
+		return copyStream(ctx, u.GetStream, u.PutStream, src, dst, srcVersion, c)
 	}
 	v, err := cd.Copy(ctx, fsrc, fdst, srcVersion, c)
 	if err != nil {

@@ -25,12 +25,16 @@
 // driver's optional NameChecker), condition checks (CheckPutCond,
 // CheckDeleteCond), the context check, the key prefix (NewBucket's prefix,
 // WithPrefix), wrapping each error once as an *Error naming the caller's
-// key, and the closed guard. Every backend here is such a driver (filestore,
+// key, the closed guard and the metrics hook (an Observer, see
+// Bucket.WithObserver, called once per call with its Op, duration and
+// wrapped error). Every backend here is such a driver (filestore,
 // s3store, gcsstore, azstore, memstore); memstore is the whole of one in
 // under 200 lines, and its optional ranged read, page and copy (see
-// # Ranges, pages and copies) in 60 more. Metrics, faults, policy and logging are decorators over
-// any Store (Metrics.Wrap, Faults.Wrap, WithAuthorizer, Intercept), never a
-// backend's concern. A driver that writes conditionally puts a fresh write
+// # Ranges, pages and copies) in 60 more. Metrics.Wrap installs the hook
+// on a Bucket, which stays a Bucket (its native optional calls count once),
+// and is an interceptor over any other Store; faults, policy and logging
+// are decorators over any Store (Faults.Wrap, WithAuthorizer, Intercept),
+// never a backend's concern. A driver that writes conditionally puts a fresh write
 // id into each object's metadata and settles a refusal with Refused.Settle
 // (see # Errors). The new backend then runs the conformance suite,
 // storetest.Run, raw and prefixed, and its own tests check kinds with

@@ -10,14 +10,10 @@ import (
 // Heartbeat renews the lease by compare-and-swap of the writer record. A
 // lost swap means a newer writer took over: the session is fenced.
 func (s *Session) Heartbeat(ctx context.Context) error {
-	s.mu.Lock()
-	if s.fenced != nil {
-		defer s.mu.Unlock()
-		return s.fenced
+	rec, v, _, err := s.held()
+	if err != nil {
+		return err
 	}
-	rec, v := s.rec, s.version
-	s.mu.Unlock()
-
 	rec.Heartbeat = s.opts.Now()
 	rec.WriteID = NewWriteID()
 	nv, err := s.writeRecord(ctx, rec, IfMatch(v))

@@ -55,12 +55,19 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
-// Wrap returns s instrumented under the backend label.
+// Wrap returns s instrumented under the backend label. A *Bucket counts
+// itself: Wrap returns a view of it with the Observer installed
+// (Bucket.WithObserver), still a *Bucket, so its optional calls stay
+// native and each counts once. Any other Store is wrapped by Intercept.
 func (m *Metrics) Wrap(s Store, backend string) Store {
+	observe := func(op Op, d time.Duration, err error) { m.observe(backend, op, d, err) }
+	if b, ok := s.(*Bucket); ok {
+		return b.WithObserver(observe)
+	}
 	return Intercept(s, func(ctx context.Context, c Call, next func(context.Context) error) error {
 		start := time.Now()
 		err := next(ctx)
-		m.observe(backend, c.Op, time.Since(start), err)
+		observe(c.Op, time.Since(start), err)
 		return err
 	})
 }

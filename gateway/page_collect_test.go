@@ -11,14 +11,9 @@ import (
 func naivePage(names []string, prefix, delim, after string, max int) (entries []string, truncated bool) {
 	seen := map[string]bool{}
 	for _, n := range names {
-		if !strings.HasPrefix(n, prefix) {
-			continue
-		}
-		e := n
-		if i := strings.Index(n[len(prefix):], delim); delim != "" && i >= 0 {
-			e = n[:len(prefix)+i+len(delim)]
-		} else if strings.HasSuffix(n, "/") {
-			continue // a directory marker outside any group
+		e, grouped := entryOf(n, prefix, delim)
+		if e == "" || !grouped && strings.HasSuffix(n, "/") {
+			continue // outside prefix, or a directory marker outside any group
 		}
 		if e > after && !seen[e] {
 			seen[e] = true
@@ -30,6 +25,19 @@ func naivePage(names []string, prefix, delim, after string, max int) (entries []
 		return entries[:max], true
 	}
 	return entries, false
+}
+
+// entryOf is the entry name n stands for in a page of prefix grouped by
+// delim: its common prefix (grouped) or n itself; "" when n is outside
+// prefix.
+func entryOf(n, prefix, delim string) (e string, grouped bool) {
+	if !strings.HasPrefix(n, prefix) {
+		return "", false
+	}
+	if i := strings.Index(n[len(prefix):], delim); delim != "" && i >= 0 {
+		return n[:len(prefix)+i+len(delim)], true
+	}
+	return n, false
 }
 
 func pageNames(pg Page) []string {
@@ -68,14 +76,7 @@ func checkCollector(t *testing.T, r *rand.Rand, names []string, prefix, delim, a
 	}
 	start := pc.Start()
 	for _, n := range names {
-		if !strings.HasPrefix(n, prefix) {
-			continue
-		}
-		e := n
-		if i := strings.Index(n[len(prefix):], delim); delim != "" && i >= 0 {
-			e = n[:len(prefix)+i+len(delim)]
-		}
-		if slices.Contains(want, e) && n < start {
+		if e, _ := entryOf(n, prefix, delim); e != "" && slices.Contains(want, e) && n < start {
 			t.Fatalf("prefix %q delim %q after %q: %q (entry %q) sorts before Start %q", prefix, delim, after, n, e, start)
 		}
 	}

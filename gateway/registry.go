@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -31,12 +31,7 @@ func (r *Registry) Register(scheme string, f OpenFunc) *Registry {
 
 // Schemes lists the registered schemes in order.
 func (r *Registry) Schemes() []string {
-	out := make([]string, 0, len(r.openers))
-	for s := range r.openers {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(r.openers))
 }
 
 // ParseURL parses a store URL. A plain path (no "scheme://") becomes a

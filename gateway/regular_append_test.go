@@ -1,3 +1,5 @@
+//go:build unix
+
 package gateway_test
 
 import (
@@ -5,20 +7,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/hostiletest"
 )
 
 // AppendRegularFile refuses a FIFO (without blocking on it), a directory
 // and a link to a FIFO, naming what each is, and appends to a regular file.
 func TestAppendRegularFile(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
+	fifo := hostiletest.FIFO(t, filepath.Join(dir, "fifo"))
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(fifo, link); err != nil {
 		t.Fatal(err)

@@ -105,6 +105,17 @@ type Session struct {
 	stopped sync.WaitGroup
 }
 
+// held returns the writer record as last written by s, its version and
+// when it was last renewed, or the error that fenced s.
+func (s *Session) held() (WriterRecord, Version, time.Time, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fenced != nil {
+		return WriterRecord{}, "", time.Time{}, s.fenced
+	}
+	return s.rec, s.version, s.lastRenew, nil
+}
+
 // InUseError is the ErrInUse error: it names the live owner.
 type InUseError struct {
 	Owner  WriterRecord

@@ -12,14 +12,11 @@ import (
 // stops before writing anything else. When the lease is close to expiry
 // (two thirds gone without a renewal) it renews instead of reading.
 func (s *Session) BeginBatch(ctx context.Context) error {
-	s.mu.Lock()
-	if s.fenced != nil {
-		defer s.mu.Unlock()
-		return s.fenced
+	mine, _, lastRenew, err := s.held()
+	if err != nil {
+		return err
 	}
-	mine, stale := s.rec, s.opts.Now().Sub(s.lastRenew) >= s.opts.Lease*2/3
-	s.mu.Unlock()
-	if stale {
+	if s.opts.Now().Sub(lastRenew) >= s.opts.Lease*2/3 {
 		return s.Heartbeat(ctx)
 	}
 	data, _, err := GetBounded(ctx, s.store, WriterKey, 0)
