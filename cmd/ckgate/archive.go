@@ -64,12 +64,10 @@ func location(raw string) string {
 }
 
 // copyError is the outcome of a copy from src (archive, fresh-start): its
-// error, or else the decision log's (a decision that was not logged fails
-// the command); a source that is not a checkpoint is unreadable input.
+// error, or else the decision log's (loggedError); a source that is not a
+// checkpoint is unreadable input.
 func copyError(log *policy.DecisionLog, src string, err error) error {
-	if lerr := log.Err(); lerr != nil && err == nil {
-		err = fmt.Errorf("decision log: %w", lerr)
-	}
+	err = loggedError(log, err)
 	if errors.Is(err, checkpoint.ErrNotCheckpoint) {
 		return &InputError{Err: fmt.Errorf("%s: %w", gateway.Redact(src), err)}
 	}
@@ -111,10 +109,7 @@ func (e *env) archive(c *cli.Context) error {
 	if newRoot != "" {
 		locs = append(locs, "--new", newRoot)
 	}
-	if err := apart(c, locs...); err != nil {
-		return err
-	}
-	hk, closeAll, err := e.housekeepingCopy(c, a[0])
+	hk, closeAll, err := e.housekeepingCopy(c, locs...)
 	if err != nil {
 		return err
 	}

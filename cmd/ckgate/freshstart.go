@@ -76,10 +76,7 @@ func (e *env) freshStart(c *cli.Context) error {
 	if err := checkConcurrency(c); err != nil {
 		return err
 	}
-	if err := apart(c, "URL", a[0], "--archive-to", dest, "--new", newRoot); err != nil {
-		return err
-	}
-	hk, closeAll, err := e.housekeepingCopy(c, a[0])
+	hk, closeAll, err := e.housekeepingCopy(c, "URL", a[0], "--archive-to", dest, "--new", newRoot)
 	if err != nil {
 		return err
 	}

@@ -148,11 +148,7 @@ func BenchmarkInspect10k(b *testing.B) {
 		emu, err := emulator.StartVersitygw(ctx)
 		emulator.Require(b, err)
 		b.Cleanup(emu.Stop)
-		for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": emu.AccessKey, "AWS_SECRET_ACCESS_KEY": emu.SecretKey, "AWS_SESSION_TOKEN": "",
-			"AWS_PROFILE": "", "AWS_EC2_METADATA_DISABLED": "true",
-			"AWS_CONFIG_FILE": filepath.Join(b.TempDir(), "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(b.TempDir(), "none")} {
-			b.Setenv(k, v)
-		}
+		emu.SetEnv(b)
 		q := s3Query(emu, emu.Endpoint).Encode()
 		raw := "s3://ckgate-bench-inspect/team/q1?" + q
 		u, err := url.Parse(raw)

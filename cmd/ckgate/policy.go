@@ -83,6 +83,15 @@ func (e *env) policyAndLog(c *cli.Context) (*policy.Engine, *policy.DecisionLog,
 	return eng, log, closeLog, nil
 }
 
+// loggedError is err, or else the decision log's error: a command whose
+// decisions were not all logged fails.
+func loggedError(log *policy.DecisionLog, err error) error {
+	if lerr := log.Err(); lerr != nil && err == nil {
+		return fmt.Errorf("decision log: %w", lerr)
+	}
+	return err
+}
+
 // warnMu keeps the warnings of concurrent writes one line each.
 var warnMu sync.Mutex
 
@@ -318,10 +327,15 @@ type housekeepingRun struct {
 }
 
 // housekeepingCopy opens what a copy that writes as housekeeping needs
-// (archive, fresh-start): the principal, the policy engine and decision
-// log (housekeeping), and the source store at raw. closeAll closes the
+// (archive, fresh-start), once its locations (named as apart takes them,
+// the source first) are apart: the principal, the policy engine and
+// decision log (housekeeping), and the source store. closeAll closes the
 // store and the log.
-func (e *env) housekeepingCopy(c *cli.Context, raw string) (housekeepingRun, func(), error) {
+func (e *env) housekeepingCopy(c *cli.Context, named ...string) (housekeepingRun, func(), error) {
+	if err := apart(c, named...); err != nil {
+		return housekeepingRun{}, nil, err
+	}
+	raw := named[1]
 	p, eng, log, closeLog, err := e.housekeeping(c)
 	if err != nil {
 		return housekeepingRun{}, nil, err

@@ -78,10 +78,7 @@ func (e *env) restore(c *cli.Context) error {
 	}
 	opts.MakeRoot = func(ctx context.Context) error { return stores.MakeLocalRoot(ctx, a[1], dst) }
 	res, err := lifecycle.Restore(ctx, arc, gdst, opts)
-	if lerr := log.Err(); lerr != nil && err == nil {
-		err = fmt.Errorf("decision log: %w", lerr)
-	}
-	if err != nil {
+	if err := loggedError(log, err); err != nil {
 		return archiveReadError(a[0], err)
 	}
 	m := res.Manifest

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,24 +58,11 @@ func TestRetentionUsage(t *testing.T) {
 }
 
 // filesQuery writes a spec reading dir/in (one file a batch) into dir/out
-// and input files in/f-<from>.jsonl … in/f-<to-1>.jsonl; it returns the
-// spec's path.
+// and input files in/f-<from>.jsonl … in/f-<to-1>.jsonl (sinkQuery's query
+// q over in); it returns the spec's path.
 func filesQuery(t *testing.T, dir string, from, to int) string {
 	t.Helper()
-	for i := from; i < to; i++ {
-		p := filepath.Join(dir, "in", fmt.Sprintf("f-%03d.jsonl", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, fmt.Appendf(nil, `{"i":%d}`+"\n", i), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sp := filepath.Join(dir, "q.yaml")
-	if err := os.WriteFile(sp, []byte("name: q\nsource: {kind: files, path: in, max_files_per_batch: 1}\nsink: {kind: files, path: out}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return sp
+	return sinkQuery(t, dir, "q", "in", from, to)
 }
 
 // outputRows returns the "i" of every row under dir/out (sorted).
@@ -88,29 +74,17 @@ func outputRows(t *testing.T, dir string) []int {
 // outputRowsIn returns the "i" of every row under dir/out (sorted).
 func outputRowsIn(t *testing.T, dir, out string) []int {
 	t.Helper()
-	var got []int
 	entries, err := os.ReadDir(filepath.Join(dir, out))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var files []string
 	for _, e := range entries {
-		if e.IsDir() || strings.HasPrefix(e.Name(), "_") || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, out, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			var r struct{ I int }
-			if err := json.Unmarshal([]byte(l), &r); err != nil {
-				t.Fatalf("%s: %q: %v", e.Name(), l, err)
-			}
-			got = append(got, r.I)
+		if !e.IsDir() && !strings.HasPrefix(e.Name(), "_") && !strings.HasPrefix(e.Name(), ".") {
+			files = append(files, filepath.Join(dir, out, e.Name()))
 		}
 	}
-	slices.Sort(got)
-	return got
+	return sortedRows(t, files)
 }
 
 func TestRetentionSink(t *testing.T) {

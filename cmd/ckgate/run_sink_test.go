@@ -51,15 +51,23 @@ func manifestRows(t *testing.T, out string) []int {
 		t.Fatal(err)
 	}
 	real, _ := filepath.EvalSymlinks(out)
-	var got []int
+	var files []string
 	for _, e := range es {
-		p := strings.TrimPrefix(e.Path, "file://")
-		if !strings.HasPrefix(p, real+"/") {
-			continue
+		if p := strings.TrimPrefix(e.Path, "file://"); strings.HasPrefix(p, real+"/") {
+			files = append(files, p)
 		}
+	}
+	return sortedRows(t, files)
+}
+
+// sortedRows returns the "i" of every row of the JSON-lines files, sorted.
+func sortedRows(t *testing.T, files []string) []int {
+	t.Helper()
+	var got []int
+	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			t.Fatalf("the manifest names %s: %v", e.Path, err)
+			t.Fatal(err)
 		}
 		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 			var r struct{ I int }
