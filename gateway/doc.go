@@ -29,8 +29,8 @@
 // Bucket.WithObserver, called once per call with its Op, duration and
 // wrapped error). Every backend here is such a driver (filestore,
 // s3store, gcsstore, azstore, memstore); memstore is the whole of one in
-// under 200 lines, and its optional ranged read, page and copy (see
-// # Ranges, pages and copies) in 60 more. Metrics.Wrap installs the hook
+// under 200 lines, and its optional ranged read, page and copy (see the
+// section on ranges, pages and copies) in 60 more. Metrics.Wrap installs the hook
 // on a Bucket, which stays a Bucket (its native optional calls count once),
 // and is an interceptor over any other Store; faults, policy and logging
 // are decorators over any Store (Faults.Wrap, WithAuthorizer, Intercept),
