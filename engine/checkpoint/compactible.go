@@ -203,15 +203,21 @@ func listCompactible(ctx context.Context, st gateway.Store, dir string) (*compac
 	return l, nil
 }
 
+// listLog lists the log under dir, which must hold a batch (ErrNotFound).
+func listLog(ctx context.Context, st gateway.Store, dir, what string) (*compactibleListing, error) {
+	l, err := listCompactible(ctx, st, dir)
+	if err == nil && l.latest < 0 {
+		err = fmt.Errorf("%s: %w: no %s files", dir, gateway.ErrNotFound, what)
+	}
+	return l, err
+}
+
 // readCompactibleLog reads every entry up to the latest batch of the log
 // under dir: the latest compaction file and the later batches.
 func readCompactibleLog[T any](ctx context.Context, st gateway.Store, dir, what string) ([]T, int64, error) {
-	l, err := listCompactible(ctx, st, dir)
+	l, err := listLog(ctx, st, dir, what)
 	if err != nil {
 		return nil, -1, err
-	}
-	if l.latest < 0 {
-		return nil, -1, fmt.Errorf("%s: %w: no %s files", dir, gateway.ErrNotFound, what)
 	}
 	interval := DefaultCompactInterval
 	if l.lastCmp >= 0 {
@@ -224,12 +230,9 @@ func readCompactibleLog[T any](ctx context.Context, st gateway.Store, dir, what 
 // file on, or from its first batch when it has none: a log that need not
 // start at batch 0.
 func readCompactibleTail[T any](ctx context.Context, st gateway.Store, dir, what string) ([]T, int64, error) {
-	l, err := listCompactible(ctx, st, dir)
+	l, err := listLog(ctx, st, dir, what)
 	if err != nil {
 		return nil, -1, err
-	}
-	if l.latest < 0 {
-		return nil, -1, fmt.Errorf("%s: %w: no %s files", dir, gateway.ErrNotFound, what)
 	}
 	start := l.lastCmp
 	if start < 0 {
