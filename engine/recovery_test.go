@@ -13,67 +13,34 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 )
 
-const sessionSpec = `
-name: sessions
-source: {kind: files, path: mem://in, max_files_per_batch: 2}
+// filesQuery is the text of a recovery test query: files from mem://in (at
+// most maxFiles a batch, event time ts, watermark 10m, no health pages)
+// through operator into files at mem://out. outputMode "" leaves it out.
+func filesQuery(name string, maxFiles int, operator, outputMode string, partitions, snapshotEvery int) string {
+	mode := ""
+	if outputMode != "" {
+		mode = "output_mode: " + outputMode + "\n"
+	}
+	return fmt.Sprintf(`
+name: %s
+source: {kind: files, path: mem://in, max_files_per_batch: %d}
 event_time: ts
 watermark: 10m
 where: 'page != "health"'
-operator: {kind: session_window, keys: [user_id], gap: 5m, aggregates: [count, {sum: amount}]}
-output_mode: append
-sink: {kind: files, path: mem://out}
-partitions: 3
-state: {snapshot_every: 2}
-`
+operator: %s
+%ssink: {kind: files, path: mem://out}
+partitions: %d
+state: {snapshot_every: %d}
+`, name, maxFiles, operator, mode, partitions, snapshotEvery)
+}
 
-const tumblingSpec = `
-name: windows
-source: {kind: files, path: mem://in, max_files_per_batch: 3}
-event_time: ts
-watermark: 10m
-where: 'page != "health"'
-operator: {kind: tumbling_window, keys: [user_id], size: 5m, aggregates: [count, {sum: amount}]}
-sink: {kind: files, path: mem://out}
-partitions: 2
-state: {snapshot_every: 3}
-`
-
-const slidingUpdateSpec = `
-name: sliding
-source: {kind: files, path: mem://in, max_files_per_batch: 2}
-event_time: ts
-watermark: 10m
-where: 'page != "health"'
-operator: {kind: sliding_window, keys: [uid], size: 6m, slide: 2m, aggregates: [count, {sum: amount}]}
-output_mode: update
-sink: {kind: files, path: mem://out}
-partitions: 4
-state: {snapshot_every: 2}
-`
-
-const tumblingIntSpec = `
-name: windows-int
-source: {kind: files, path: mem://in, max_files_per_batch: 2}
-event_time: ts
-watermark: 10m
-where: 'page != "health"'
-operator: {kind: tumbling_window, keys: [uid], size: 5m, aggregates: [count, {sum: amount}]}
-sink: {kind: files, path: mem://out}
-partitions: 3
-state: {snapshot_every: 2}
-`
-
-const dedupSpec = `
-name: dedup
-source: {kind: files, path: mem://in, max_files_per_batch: 2}
-event_time: ts
-watermark: 10m
-where: 'page != "health"'
-operator: {kind: dedup, keys: [id]}
-sink: {kind: files, path: mem://out}
-partitions: 3
-state: {snapshot_every: 2}
-`
+var (
+	sessionSpec       = filesQuery("sessions", 2, "{kind: session_window, keys: [user_id], gap: 5m, aggregates: [count, {sum: amount}]}", "append", 3, 2)
+	tumblingSpec      = filesQuery("windows", 3, "{kind: tumbling_window, keys: [user_id], size: 5m, aggregates: [count, {sum: amount}]}", "", 2, 3)
+	slidingUpdateSpec = filesQuery("sliding", 2, "{kind: sliding_window, keys: [uid], size: 6m, slide: 2m, aggregates: [count, {sum: amount}]}", "update", 4, 2)
+	tumblingIntSpec   = filesQuery("windows-int", 2, "{kind: tumbling_window, keys: [uid], size: 5m, aggregates: [count, {sum: amount}]}", "", 3, 2)
+	dedupSpec         = filesQuery("dedup", 2, "{kind: dedup, keys: [id]}", "", 3, 2)
+)
 
 var queries = []struct {
 	name string
