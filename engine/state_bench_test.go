@@ -136,15 +136,7 @@ func BenchmarkStateIncremental(b *testing.B) {
 		var changed, written int64
 		const batches = 10
 		for v := int64(2); v < 2+batches; v++ {
-			upd := make([]int64, 0, keys/100)
-			seen := map[int64]bool{}
-			for len(upd) < keys/100 {
-				k := r.Int64N(keys)
-				if !seen[k] {
-					seen[k] = true
-					upd = append(upd, k)
-				}
-			}
+			upd := randomKeys(r, keys, keys/100)
 			before := w.bytes
 			changed += w.batch(b, v, upd, part)
 			written += w.bytes - before
@@ -199,14 +191,7 @@ func BenchmarkStateRecoveryDeepChain(b *testing.B) {
 			if v > 5000 {
 				b.Fatal("no snapshot in 5000 batches")
 			}
-			upd := make([]int64, 0, keys/100)
-			seen := map[int64]bool{}
-			for len(upd) < keys/100 {
-				if k := r.Int64N(keys); !seen[k] {
-					seen[k] = true
-					upd = append(upd, k)
-				}
-			}
+			upd := randomKeys(r, keys, keys/100)
 			before := slices.Clone(w.tips)
 			w.batch(b, v, upd, part)
 			for _, t := range w.tips {
@@ -244,14 +229,7 @@ func BenchmarkStateAmortized(b *testing.B) {
 		var changed, written int64
 		snaps := 0
 		for v := int64(2); v < 2+800; v++ {
-			upd := make([]int64, 0, keys/100)
-			seen := map[int64]bool{}
-			for len(upd) < keys/100 {
-				if k := r.Int64N(keys); !seen[k] {
-					seen[k] = true
-					upd = append(upd, k)
-				}
-			}
+			upd := randomKeys(r, keys, keys/100)
 			before := w.bytes
 			changed += w.batch(b, v, upd, part)
 			written += w.bytes - before
@@ -266,6 +244,20 @@ func BenchmarkStateAmortized(b *testing.B) {
 		}
 		benchsum.Record(b, "state_bytes_amortized_vs_changed", float64(written)/float64(changed), "ratio", "<=1.5")
 	}
+}
+
+// randomKeys is n distinct keys of 0..keys-1 drawn from r: a batch's
+// updates.
+func randomKeys(r *rand.Rand, keys int64, n int64) []int64 {
+	upd := make([]int64, 0, n)
+	seen := map[int64]bool{}
+	for int64(len(upd)) < n {
+		if k := r.Int64N(keys); !seen[k] {
+			seen[k] = true
+			upd = append(upd, k)
+		}
+	}
+	return upd
 }
 
 // keyRange is the keys 0..n-1: an initial state that holds every key.
