@@ -58,7 +58,7 @@ var queries = []struct {
 // or the last row of each key and window (update).
 func sinkResult(t *testing.T, w *world, ref refQuery) []string {
 	t.Helper()
-	rows := sinkRowsInOrder(t, w.store("out"), "mem://out/")
+	rows := sinkRowsInOrder(t, w.Store("out"), "mem://out/")
 	if ref.update {
 		return lastPerWindow(t, rows)
 	}
@@ -75,7 +75,7 @@ func TestCleanRunMatchesReference(t *testing.T) {
 			w := newWorld()
 			files := genEvents(1, 12, 40)
 			writeEvents(t, w, "in", files)
-			ps, err := runAll(ctx, mustSpec(t, tc.spec), w.options(nil, 1))
+			ps, err := runAll(ctx, mustSpec(t, tc.spec), w.Options(nil, 1))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,15 +97,15 @@ func TestCleanRunMatchesReference(t *testing.T) {
 				t.Errorf("late rows dropped: %d, reference %d", gotLate, late)
 			}
 			// a second run finds nothing new and writes nothing
-			before := countKeys(t, w.cp)
-			ps2, err := runAll(ctx, mustSpec(t, tc.spec), w.options(nil, 2))
+			before := countKeys(t, w.CP)
+			ps2, err := runAll(ctx, mustSpec(t, tc.spec), w.Options(nil, 2))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(ps2) != 0 {
 				t.Errorf("second run ran %d batches, want 0", len(ps2))
 			}
-			if after := countKeys(t, w.cp); after != before {
+			if after := countKeys(t, w.CP); after != before {
 				t.Errorf("second run changed the checkpoint: %d keys, then %d", before, after)
 			}
 		})
@@ -127,7 +127,7 @@ func TestCrashAtEveryWrite(t *testing.T) {
 			// count the writes of a clean run
 			w := inputWorld(t, files)
 			var counted atomic.Int64
-			o := w.options(nil, 1)
+			o := w.Options(nil, 1)
 			o.Checkpoint = gateway.Intercept(o.Checkpoint, func(ctx context.Context, c gateway.Call, next func(context.Context) error) error {
 				if c.Op == gateway.OpPut {
 					counted.Add(1)
@@ -176,7 +176,7 @@ func crashThenRecover(t *testing.T, name, specText string, ref refQuery, files [
 	ctx := context.Background()
 	w := inputWorld(t, files)
 	faults := gateway.NewFaults(f)
-	_, err := runAll(ctx, mustSpec(t, specText), w.options(faults, 1))
+	_, err := runAll(ctx, mustSpec(t, specText), w.Options(faults, 1))
 	if faults.Fired() == 0 {
 		if err != nil {
 			t.Fatalf("%s: run without a fault failed: %v", name, err)
@@ -189,7 +189,7 @@ func crashThenRecover(t *testing.T, name, specText string, ref refQuery, files [
 	if err != nil && !errors.Is(err, gateway.ErrUnavailable) {
 		t.Fatalf("%s: %v (want an unavailable store)", name, err)
 	}
-	if _, err := runAll(ctx, mustSpec(t, specText), w.options(nil, 2)); err != nil {
+	if _, err := runAll(ctx, mustSpec(t, specText), w.Options(nil, 2)); err != nil {
 		t.Fatalf("%s: restart: %v", name, err)
 	}
 	got := sinkResult(t, w, ref)
