@@ -53,6 +53,14 @@ func newStateWorld(b testing.TB, keys int64, parts int, p state.Policy, base gat
 	return w
 }
 
+// fullStateWorld is a state world under the default policy whose version 1
+// holds every key: the initial state of each benchmark.
+func fullStateWorld(b testing.TB, keys int64, parts int, base gateway.Store, part func(int64) int) *stateWorld {
+	w := newStateWorld(b, keys, parts, defaultPolicy(b), base)
+	w.batch(b, 1, keyRange(int(keys)), part)
+	return w
+}
+
 // batch updates the given keys (+1 each) and writes version v; it returns
 // the encoded size of the changed entries.
 func (w *stateWorld) batch(b testing.TB, v int64, keys []int64, part func(int64) int) int64 {
@@ -130,9 +138,7 @@ func BenchmarkStateIncremental(b *testing.B) {
 	part := partitioner(keys, parts)
 	r := rand.New(rand.NewPCG(1, 2))
 	for b.Loop() {
-		w := newStateWorld(b, keys, parts, defaultPolicy(b), localCheckpoint(b))
-		all := keyRange(keys)
-		w.batch(b, 1, all, part) // the initial state: every key
+		w := fullStateWorld(b, keys, parts, localCheckpoint(b), part)
 		var changed, written int64
 		const batches = 10
 		for v := int64(2); v < 2+batches; v++ {
@@ -183,9 +189,7 @@ func BenchmarkStateRecoveryDeepChain(b *testing.B) {
 	part := partitioner(keys, parts)
 	r := rand.New(rand.NewPCG(5, 6))
 	for b.Loop() {
-		w := newStateWorld(b, keys, parts, defaultPolicy(b), localCheckpoint(b))
-		all := keyRange(keys)
-		w.batch(b, 1, all, part)
+		w := fullStateWorld(b, keys, parts, localCheckpoint(b), part)
 		var deepest []state.Tip
 		for v := int64(2); deepest == nil; v++ {
 			if v > 5000 {
@@ -223,9 +227,7 @@ func BenchmarkStateAmortized(b *testing.B) {
 	part := partitioner(keys, parts)
 	r := rand.New(rand.NewPCG(3, 4))
 	for b.Loop() {
-		w := newStateWorld(b, keys, parts, defaultPolicy(b), memstore.New())
-		all := keyRange(keys)
-		w.batch(b, 1, all, part)
+		w := fullStateWorld(b, keys, parts, memstore.New(), part)
 		var changed, written int64
 		snaps := 0
 		for v := int64(2); v < 2+800; v++ {
