@@ -18,7 +18,7 @@ func TestCommitRecordsProgress(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld()
 	writeEvents(t, w, "in", genEvents(11, 8, 30))
-	o := w.options(nil, 1)
+	o := w.Options(nil, 1)
 	var mu sync.Mutex
 	puts := map[string]int{}
 	o.Checkpoint = gateway.Intercept(o.Checkpoint, func(ctx context.Context, c gateway.Call, next func(context.Context) error) error {
@@ -47,7 +47,7 @@ func TestCommitRecordsProgress(t *testing.T) {
 			t.Fatalf("a write under %q: the progress must live in commits/N", k)
 		}
 	}
-	r, err := checkpoint.Inspect(ctx, w.cp, checkpoint.Options{MaxBatches: 1 << 20})
+	r, err := checkpoint.Inspect(ctx, w.CP, checkpoint.Options{MaxBatches: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,12 +79,12 @@ func TestCorruptCheckpoints(t *testing.T) {
 	files := genEvents(3, 15, 30)
 	w := newWorld()
 	writeEvents(t, w, "in", files[:12])
-	if _, err := runAll(ctx, mustSpec(t, tumblingSpec), w.options(nil, 1)); err != nil {
+	if _, err := runAll(ctx, mustSpec(t, tumblingSpec), w.Options(nil, 1)); err != nil {
 		t.Fatal(err)
 	}
 	writeEvents(t, w, "in", files) // new input: a run that starts has work to do
-	clean, in, out := snapshot(t, w.cp), snapshot(t, w.store("in")), snapshot(t, w.store("out"))
-	if rep, err := checkpoint.Inspect(ctx, w.cp, checkpoint.Options{}); err != nil || !rep.OK() || rep.Status != checkpoint.StatusClean {
+	clean, in, out := snapshot(t, w.CP), snapshot(t, w.Store("in")), snapshot(t, w.Store("out"))
+	if rep, err := checkpoint.Inspect(ctx, w.CP, checkpoint.Options{}); err != nil || !rep.OK() || rep.Status != checkpoint.StatusClean {
 		t.Fatalf("the clean checkpoint: %v %+v", err, rep)
 	}
 	cases := corrupttest.Cases(clean)
@@ -97,23 +97,23 @@ func TestCorruptCheckpoints(t *testing.T) {
 			cw := newWorld()
 			bad := clean.Clone()
 			tc.Apply(bad)
-			load(t, cw.cp, bad)
-			load(t, cw.store("in"), in)
-			load(t, cw.store("out"), out)
+			load(t, cw.CP, bad)
+			load(t, cw.Store("in"), in)
+			load(t, cw.Store("out"), out)
 
-			checkInspect(t, cw.cp, tc)
+			checkInspect(t, cw.CP, tc)
 
-			beforeCP, beforeOut := snapshot(t, cw.cp), snapshot(t, cw.store("out"))
-			_, err := runAll(ctx, mustSpec(t, tumblingSpec), cw.options(nil, 7))
+			beforeCP, beforeOut := snapshot(t, cw.CP), snapshot(t, cw.Store("out"))
+			_, err := runAll(ctx, mustSpec(t, tumblingSpec), cw.Options(nil, 7))
 			if tc.Fatal {
 				checkRefusal(t, err, tc)
 			} else if err != nil {
 				t.Fatalf("run: %v", err)
 			}
-			if d := diff(beforeCP, snapshot(t, cw.cp), !tc.Fatal); len(d) > 0 {
+			if d := diff(beforeCP, snapshot(t, cw.CP), !tc.Fatal); len(d) > 0 {
 				t.Errorf("the checkpoint changed: %s", strings.Join(d, ", "))
 			}
-			if d := diff(beforeOut, snapshot(t, cw.store("out")), !tc.Fatal); len(d) > 0 {
+			if d := diff(beforeOut, snapshot(t, cw.Store("out")), !tc.Fatal); len(d) > 0 {
 				t.Errorf("the sink changed: %s", strings.Join(d, ", "))
 			}
 		})

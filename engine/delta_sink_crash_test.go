@@ -22,7 +22,7 @@ func TestDeltaSinkCrashAtEveryWrite(t *testing.T) {
 		for k := 1; ; k++ {
 			w := inputWorld(t, files)
 			faults := gateway.NewFaults(gateway.Fault{Op: gateway.OpPut, Nth: k, Action: action})
-			_, err := runAll(context.Background(), s, w.options(faults, 1))
+			_, err := runAll(context.Background(), s, w.Options(faults, 1))
 			if faults.Fired() == 0 {
 				if err != nil {
 					t.Fatal(err)
@@ -32,10 +32,10 @@ func TestDeltaSinkCrashAtEveryWrite(t *testing.T) {
 				}
 				break
 			}
-			if _, err := runAll(context.Background(), s, w.options(nil, 2)); err != nil {
+			if _, err := runAll(context.Background(), s, w.Options(nil, 2)); err != nil {
 				t.Fatalf("%v at write %d: restart: %v", action, k, err)
 			}
-			out := w.store("out")
+			out := w.Store("out")
 			if got := deltaTableRows(t, out); !slices.Equal(got, want) {
 				t.Fatalf("%v at write %d: the table holds %d rows, the reference %d", action, k, len(got), len(want))
 			}

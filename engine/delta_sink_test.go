@@ -86,7 +86,7 @@ func TestDeltaSinkIsADeltaTable(t *testing.T) {
 	w := inputWorld(t, files)
 	dir := filepath.Join(t.TempDir(), "table")
 	s := mustSpec(t, deltaSpec(sessionSpec, "file://"+filepath.ToSlash(dir)))
-	ps, err := runAll(context.Background(), s, w.options(nil, 1))
+	ps, err := runAll(context.Background(), s, w.Options(nil, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestDeltaSinkIsADeltaTable(t *testing.T) {
 		t.Fatal("the snapshot was not built from ckgate's checkpoint")
 	}
 	lastBatch := ps[len(ps)-1].BatchID
-	q, err := openQuery(ctx, s, w.options(nil, 2))
+	q, err := openQuery(ctx, s, w.Options(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ type deltaQueries struct {
 func (d *deltaQueries) run(t *testing.T, text string, cp *memstore.Store) ([]engine.Progress, error) {
 	t.Helper()
 	d.pid++
-	o := d.w.options(nil, d.pid)
+	o := d.w.Options(nil, d.pid)
 	o.Checkpoint = cp
 	return runAll(context.Background(), mustSpec(t, text), o)
 }
@@ -60,7 +60,7 @@ func (d *deltaQueries) write(t *testing.T, files [][]event) {
 func sinkIDs(t *testing.T, w *world) []int {
 	t.Helper()
 	var ids []int
-	for _, r := range sinkRows(t, w.store("out"), "mem://out/") {
+	for _, r := range sinkRows(t, w.Store("out"), "mem://out/") {
 		var m struct{ ID int }
 		if err := json.Unmarshal([]byte(r), &m); err != nil {
 			t.Fatal(err)
@@ -153,7 +153,7 @@ func TestDeltaSourceReadsTheTable(t *testing.T) {
 		t.Fatalf("after the snapshot: %d rows, want %d", len(got), len(want))
 	}
 	p := lastSourceOffset(t, d.reader)
-	tb, err := delta.Open(context.Background(), d.w.store("table"), "")
+	tb, err := delta.Open(context.Background(), d.w.Store("table"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,11 +184,11 @@ func TestDeltaSourceTableReplaced(t *testing.T) {
 	old := lastSourceOffset(t, d.reader).TableID
 	// replace: a new table (new id) at the same path, by a new writer query
 	ctx := context.Background()
-	for a, err := range d.w.store("table").List(ctx, "") {
+	for a, err := range d.w.Store("table").List(ctx, "") {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d.w.store("table").Delete(ctx, a.Key, gateway.None())
+		d.w.Store("table").Delete(ctx, a.Key, gateway.None())
 	}
 	d.writer = memstore.New()
 	d.write(t, files)
@@ -196,7 +196,7 @@ func TestDeltaSourceTableReplaced(t *testing.T) {
 	if !errors.Is(err, source.ErrDifferentTable) {
 		t.Fatalf("restart on a replaced table: %v", err)
 	}
-	tb, _ := delta.Open(ctx, d.w.store("table"), "")
+	tb, _ := delta.Open(ctx, d.w.Store("table"), "")
 	snap, _ := tb.Snapshot(ctx, -1)
 	for _, want := range []string{old, snap.Metadata.ID, "DIFFERENT_DELTA_TABLE_READ_BY_STREAMING_SOURCE"} {
 		if !strings.Contains(err.Error(), want) {
@@ -225,7 +225,7 @@ func TestDeltaSourceFilesVacuumed(t *testing.T) {
 			resume := lastSourceOffset(t, d.reader).Version
 			d.write(t, files)
 			ctx := context.Background()
-			acts, err := delta.ReadCommit(ctx, d.w.store("table"), resume)
+			acts, err := delta.ReadCommit(ctx, d.w.Store("table"), resume)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,7 +237,7 @@ func TestDeltaSourceFilesVacuumed(t *testing.T) {
 					}
 				}
 			}
-			if err := d.w.store("table").Delete(ctx, gone, gateway.None()); err != nil {
+			if err := d.w.Store("table").Delete(ctx, gone, gateway.None()); err != nil {
 				t.Fatal(err)
 			}
 			_, err = d.run(t, readerSpec, d.reader)

@@ -22,14 +22,14 @@ func TestEventTimeOutOfRangeFailsTheBatch(t *testing.T) {
 			w := newWorld()
 			w.put(t, "in", "a.jsonl", []byte(`{"user_id":"u1","page":"p","amount":1,"ts":1767225600000}`+"\n"+
 				`{"user_id":"u2","page":"p","amount":1,"ts":`+ts+`}`+"\n"))
-			_, err := runAll(ctx, mustSpec(t, tumblingSpec), w.options(nil, 7))
+			_, err := runAll(ctx, mustSpec(t, tumblingSpec), w.Options(nil, 7))
 			if !errors.Is(err, operator.ErrEventTimeRange) || !strings.Contains(err.Error(), "a.jsonl:2") {
 				t.Fatalf("got %v, want ErrEventTimeRange naming a.jsonl:2", err)
 			}
-			if _, _, err := w.cp.Get(ctx, checkpoint.CommitKey(0)); !errors.Is(err, gateway.ErrNotFound) {
+			if _, _, err := w.CP.Get(ctx, checkpoint.CommitKey(0)); !errors.Is(err, gateway.ErrNotFound) {
 				t.Fatalf("commits/0 written: %v", err)
 			}
-			for a := range w.store("out").List(ctx, "") {
+			for a := range w.Store("out").List(ctx, "") {
 				t.Fatalf("the sink holds %s", a.Key)
 			}
 		})
@@ -41,7 +41,7 @@ func TestEventTimeLargestAccepted(t *testing.T) {
 	w := newWorld()
 	w.put(t, "in", "a.jsonl", fmt.Appendf(nil, `{"user_id":"u1","page":"p","amount":1,"ts":%d}`+"\n", operator.MaxEventTime))
 	w.put(t, "in", "b.jsonl", fmt.Appendf(nil, `{"user_id":"u1","page":"p","amount":2,"ts":%d}`+"\n", operator.MaxEventTime))
-	ps, err := runAll(ctx, mustSpec(t, tumblingSpec), w.options(nil, 7))
+	ps, err := runAll(ctx, mustSpec(t, tumblingSpec), w.Options(nil, 7))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,11 +28,11 @@ func TestZombieBatchIsAdopted(t *testing.T) {
 	var b *engine.Query
 	var once sync.Once
 	var berr error
-	oa := w.options(nil, 1)
+	oa := w.Options(nil, 1)
 	oa.Checkpoint = gateway.Intercept(oa.Checkpoint, func(ctx context.Context, c gateway.Call, next func(context.Context) error) error {
 		if c.Op == gateway.OpPut && c.Key == "offsets/2" {
 			once.Do(func() {
-				ob := w.options(nil, 2)
+				ob := w.Options(nil, 2)
 				ob.Session.TakeOver = gateway.Force
 				b, berr = engine.Open(ctx, s, ob)
 			})
@@ -65,7 +65,7 @@ func TestZombieBatchIsAdopted(t *testing.T) {
 	if ps[0].BatchID != 2 || !ps[0].Ckgate.AdoptedOffsets || !ps[0].Ckgate.AdoptedCommit || !ps[0].Sink.Skipped {
 		t.Fatalf("B's first batch: %+v", ps[0])
 	}
-	got := sinkRows(t, w.store("out"), "mem://out/")
+	got := sinkRows(t, w.Store("out"), "mem://out/")
 	if !slices.Equal(got, want) {
 		t.Fatalf("sink holds %d rows, reference %d\n%s", len(got), len(want), strings.Join(got, "\n"))
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -15,56 +14,21 @@ import (
 
 	"github.com/ckgate/ckgate/engine"
 	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/enginetest"
 	"github.com/ckgate/ckgate/engine/row"
 	"github.com/ckgate/ckgate/engine/spec"
 	"github.com/ckgate/ckgate/gateway"
-	"github.com/ckgate/ckgate/gateway/filestore"
-	"github.com/ckgate/ckgate/gateway/memstore"
 )
 
-// world is one test's stores: mem://<name> stores (input, output) and a
-// checkpoint, all optionally behind one fault injector.
-type world struct {
-	stores memstore.Named
-	cp     *memstore.Store
-}
+// world is one test's stores (enginetest.World) and the helpers of this
+// package's tests on them.
+type world struct{ *enginetest.World }
 
-func newWorld() *world {
-	return &world{cp: memstore.New()}
-}
-
-func (w *world) store(name string) *memstore.Store { return w.stores.Get(name) }
-
-// registry serves mem:// (through faults when given) and file://.
-func (w *world) registry(f *gateway.Faults) *gateway.Registry {
-	return gateway.NewRegistry().
-		Register("mem", func(_ context.Context, u *url.URL) (gateway.Store, error) {
-			var s gateway.Store = w.store(u.Host)
-			if f != nil {
-				s = f.Wrap(s)
-			}
-			return s, nil
-		}).
-		Register("file", filestore.Open)
-}
-
-// options for a run on w; each run is a new process (pid) that may take
-// over from the last one at once.
-func (w *world) options(f *gateway.Faults, pid int) engine.Options {
-	var cp gateway.Store = w.cp
-	if f != nil {
-		cp = f.Wrap(cp)
-	}
-	return engine.Options{
-		Checkpoint: cp, Registry: w.registry(f),
-		Session: gateway.SessionOptions{Host: "test-host", PID: pid, Lease: time.Minute, Heartbeat: -1,
-			ProcessAlive: func(p int) bool { return p == pid }},
-	}
-}
+func newWorld() *world { return &world{enginetest.NewWorld()} }
 
 func (w *world) put(t *testing.T, store, key string, data []byte) {
 	t.Helper()
-	if _, err := w.store(store).Put(context.Background(), key, data, gateway.None()); err != nil {
+	if _, err := w.Store(store).Put(context.Background(), key, data, gateway.None()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -19,11 +19,11 @@ import (
 func checkpointShows(t *testing.T, w *world) {
 	t.Helper()
 	ctx := context.Background()
-	for a, err := range w.cp.List(ctx, "") {
+	for a, err := range w.CP.List(ctx, "") {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, _, err := w.cp.Get(ctx, a.Key)
+		data, _, err := w.CP.Get(ctx, a.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func checkpointShows(t *testing.T, w *world) {
 
 func recordedSink(t *testing.T, w *world) map[string]string {
 	t.Helper()
-	data, _, err := w.cp.Get(context.Background(), checkpoint.PlanKey)
+	data, _, err := w.CP.Get(context.Background(), checkpoint.PlanKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestHTTPSinkPlanHasNoSecret(t *testing.T) {
 	defer srv.Close()
 	full := srv.URL + "/hook?code=SECRETCODE1&x=1&auth=SECRETAUTH&pwd=SECRETPWD#access_token=SECRETFRAG"
 	w := inputWorld(t, files)
-	ps, err := runAll(context.Background(), mustSpec(t, strings.Replace(httpSpecTmpl, "%s", full, 1)), w.options(nil, 1))
+	ps, err := runAll(context.Background(), mustSpec(t, strings.Replace(httpSpecTmpl, "%s", full, 1)), w.Options(nil, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +76,11 @@ func TestHTTPSinkPlanHasNoSecret(t *testing.T) {
 	if got["url"] != wantURL || got[sink.URLHashKey] != sink.URLHash(full) {
 		t.Errorf("recorded sink %v, want url %s and the URL's hash", got, wantURL)
 	}
-	if _, err := runAll(context.Background(), mustSpec(t, strings.Replace(httpSpecTmpl, "%s", full, 1)), w.options(nil, 2)); err != nil {
+	if _, err := runAll(context.Background(), mustSpec(t, strings.Replace(httpSpecTmpl, "%s", full, 1)), w.Options(nil, 2)); err != nil {
 		t.Fatalf("a restart with the same URL: %v", err)
 	}
 	other := strings.Replace(full, "SECRETCODE1", "SECRETCODE2", 1)
-	_, err = runAll(context.Background(), mustSpec(t, strings.Replace(httpSpecTmpl, "%s", other, 1)), w.options(nil, 3))
+	_, err = runAll(context.Background(), mustSpec(t, strings.Replace(httpSpecTmpl, "%s", other, 1)), w.Options(nil, 3))
 	if !errors.Is(err, engine.ErrIncompatible) || !strings.Contains(err.Error(), "hidden part") {
 		t.Fatalf("a restart with another code=: %v, want the sink refused for a hidden part", err)
 	}
@@ -103,11 +103,11 @@ func TestHTTPSinkOldPlanRewritten(t *testing.T) {
 	w := newWorld()
 	writeEvents(t, w, "in", files[:1])
 	specText := strings.Replace(httpSpecTmpl, "%s", full, 1)
-	if _, err := runAll(context.Background(), mustSpec(t, specText), w.options(nil, 1)); err != nil {
+	if _, err := runAll(context.Background(), mustSpec(t, specText), w.Options(nil, 1)); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	data, v, err := w.cp.Get(ctx, checkpoint.PlanKey)
+	data, v, err := w.CP.Get(ctx, checkpoint.PlanKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,11 +117,11 @@ func TestHTTPSinkOldPlanRewritten(t *testing.T) {
 	}
 	p["sink"] = map[string]string{"kind": "http", "url": srv.URL + "/hook?code=SECRETCODE1&token=REDACTED&x=1"}
 	old, _ := json.MarshalIndent(p, "", "  ")
-	if _, err := w.cp.Put(ctx, checkpoint.PlanKey, old, gateway.IfMatch(v)); err != nil {
+	if _, err := w.CP.Put(ctx, checkpoint.PlanKey, old, gateway.IfMatch(v)); err != nil {
 		t.Fatal(err)
 	}
 	writeEvents(t, w, "in", files)
-	if _, err := runAll(ctx, mustSpec(t, specText), w.options(nil, 2)); err != nil {
+	if _, err := runAll(ctx, mustSpec(t, specText), w.Options(nil, 2)); err != nil {
 		t.Fatalf("a restart on a plan of the old form: %v", err)
 	}
 	checkpointShows(t, w)

@@ -94,7 +94,7 @@ func TestHTTPSinkExactlyOnceEffects(t *testing.T) {
 		var mu sync.Mutex
 		var hit string
 		n := 0
-		o := w.options(faults, 1)
+		o := w.Options(faults, 1)
 		o.Checkpoint = gateway.Intercept(o.Checkpoint, func(ctx context.Context, c gateway.Call, next func(context.Context) error) error {
 			if c.Op == gateway.OpPut {
 				mu.Lock()
@@ -111,7 +111,7 @@ func TestHTTPSinkExactlyOnceEffects(t *testing.T) {
 			t.Fatal(err)
 		}
 		if fired {
-			if _, err := runAll(context.Background(), mustSpec(t, specText), w.options(nil, 2)); err != nil {
+			if _, err := runAll(context.Background(), mustSpec(t, specText), w.Options(nil, 2)); err != nil {
 				t.Fatalf("crash at write %d (%s): restart: %v", k, hit, err)
 			}
 		}

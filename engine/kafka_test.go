@@ -75,13 +75,13 @@ func TestKafkaSourceCrashAtEveryWrite(t *testing.T) {
 	for k := 1; ; k += 2 {
 		w := newWorld()
 		faults := gateway.NewFaults(gateway.Fault{Op: gateway.OpPut, Nth: k, Action: gateway.Crash})
-		ps, err := runAll(context.Background(), mustSpec(t, specText), w.options(faults, 1))
+		ps, err := runAll(context.Background(), mustSpec(t, specText), w.Options(faults, 1))
 		fired := faults.Fired() > 0
 		if !fired && err != nil {
 			t.Fatal(err)
 		}
 		if fired {
-			if _, err := runAll(context.Background(), mustSpec(t, specText), w.options(nil, 2)); err != nil {
+			if _, err := runAll(context.Background(), mustSpec(t, specText), w.Options(nil, 2)); err != nil {
 				t.Fatalf("crash at write %d: restart: %v", k, err)
 			}
 		}
@@ -108,7 +108,7 @@ func TestKafkaNewDataAndRecreatedTopic(t *testing.T) {
 	c := kafkaCluster(t, files[:2])
 	specText := fmt.Sprintf(kafkaSpecTmpl, strings.Join(c.ListenAddrs(), ", "), 0)
 	w := newWorld()
-	ps, err := runAll(context.Background(), mustSpec(t, specText), w.options(nil, 1))
+	ps, err := runAll(context.Background(), mustSpec(t, specText), w.Options(nil, 1))
 	if err != nil || len(ps) != 1 {
 		for _, p := range ps {
 			t.Logf("%d %s→%s %d rows nodata=%v", p.BatchID, p.Sources[0].StartOffset, p.Sources[0].EndOffset, p.NumInputRows, p.Ckgate.NoData)
@@ -116,7 +116,7 @@ func TestKafkaNewDataAndRecreatedTopic(t *testing.T) {
 		t.Fatalf("first run: %d batches, %v", len(ps), err)
 	}
 	produce(t, c, files[2:])
-	ps, err = runAll(context.Background(), mustSpec(t, specText), w.options(nil, 2))
+	ps, err = runAll(context.Background(), mustSpec(t, specText), w.Options(nil, 2))
 	if err != nil || len(ps) != 1 || ps[0].NumInputRows != int64(len(files[2])+len(files[3])) {
 		t.Fatalf("second run: %+v, %v", ps, err)
 	}
@@ -145,7 +145,7 @@ func TestKafkaNewDataAndRecreatedTopic(t *testing.T) {
 	if _, err := cr.RequestWith(context.Background(), cl); err != nil {
 		t.Fatal(err)
 	}
-	_, err = runAll(context.Background(), mustSpec(t, specText), w.options(nil, 3))
+	_, err = runAll(context.Background(), mustSpec(t, specText), w.Options(nil, 3))
 	if !errors.Is(err, engine.ErrIncompatible) || !strings.Contains(err.Error(), "topic_id") {
 		t.Fatalf("re-created topic: %v, want ErrIncompatible naming the topic id", err)
 	}

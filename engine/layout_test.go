@@ -21,12 +21,12 @@ func TestCheckpointLayoutLikeSpark(t *testing.T) {
 	files := genEvents(8, 12, 20)
 	w := inputWorld(t, files)
 	specText := strings.Replace(sessionSpec, "max_files_per_batch: 2", "max_files_per_batch: 1", 1)
-	if _, err := runAll(ctx, mustSpec(t, specText), w.options(nil, 1)); err != nil {
+	if _, err := runAll(ctx, mustSpec(t, specText), w.Options(nil, 1)); err != nil {
 		t.Fatal(err)
 	}
 	get := func(key string) []byte {
 		t.Helper()
-		b, _, err := w.cp.Get(ctx, key)
+		b, _, err := w.CP.Get(ctx, key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestCheckpointLayoutLikeSpark(t *testing.T) {
 	if err != nil || len(src) != 10 {
 		t.Fatalf("sources/0/9.compact: %d entries, %v", len(src), err)
 	}
-	sinkLog, _, err := w.store("out").Get(ctx, "_spark_metadata/9.compact")
+	sinkLog, _, err := w.Store("out").Get(ctx, "_spark_metadata/9.compact")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +81,11 @@ func TestCheckpointLayoutLikeSpark(t *testing.T) {
 			t.Fatalf("sink log line %s: fields %v, Spark's %v", l, got, wantKeys)
 		}
 	}
-	if _, err := w.cp.Stat(ctx, "state/0/_metadata/metadata"); err != nil {
+	if _, err := w.CP.Stat(ctx, "state/0/_metadata/metadata"); err != nil {
 		t.Fatal(err)
 	}
 	// ckgate's inspector finds nothing wrong
-	r, err := checkpoint.Inspect(ctx, w.cp, checkpoint.Options{Sink: w.store("out")})
+	r, err := checkpoint.Inspect(ctx, w.CP, checkpoint.Options{Sink: w.Store("out")})
 	if err != nil {
 		t.Fatal(err)
 	}

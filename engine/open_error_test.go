@@ -17,12 +17,12 @@ func TestOpenFailsCleanlyWhenSourceOrSinkCannotOpen(t *testing.T) {
 		t.Run(which, func(t *testing.T) {
 			w := newWorld()
 			writeEvents(t, w, "in", genEvents(1, 2, 5))
-			o := w.options(nil, 1)
+			o := w.Options(nil, 1)
 			o.Registry = gateway.NewRegistry().Register("mem", func(_ context.Context, u *url.URL) (gateway.Store, error) {
 				if u.Host == which {
 					return nil, gateway.E("open", "", gateway.ErrUnavailable, down)
 				}
-				return w.store(u.Host), nil
+				return w.Store(u.Host), nil
 			})
 			q, err := openQuery(context.Background(), mustSpec(t, tumblingSpec), o)
 			if err == nil {

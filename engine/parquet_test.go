@@ -21,11 +21,11 @@ func TestParquetSink(t *testing.T) {
 	want := sessionRows(files)
 	w := inputWorld(t, files)
 	specText := strings.Replace(sessionSpec, "sink: {kind: files, path: mem://out}", "sink: {kind: files, path: mem://out, format: parquet}", 1)
-	if _, err := runAll(context.Background(), mustSpec(t, specText), w.options(nil, 1)); err != nil {
+	if _, err := runAll(context.Background(), mustSpec(t, specText), w.Options(nil, 1)); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	entries, _, err := checkpoint.ReadFileSinkLog(ctx, w.store("out"), checkpoint.SinkMetadataDir)
+	entries, _, err := checkpoint.ReadFileSinkLog(ctx, w.Store("out"), checkpoint.SinkMetadataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestParquetSink(t *testing.T) {
 		if !strings.HasSuffix(e.Path, ".parquet") {
 			t.Fatalf("data file %s", e.Path)
 		}
-		data, _, err := w.store("out").Get(ctx, strings.TrimPrefix(e.Path, "mem://out/"))
+		data, _, err := w.Store("out").Get(ctx, strings.TrimPrefix(e.Path, "mem://out/"))
 		if err != nil {
 			t.Fatal(err)
 		}

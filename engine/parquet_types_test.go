@@ -67,7 +67,7 @@ func TestParquetSinkTimestampsDuckDB(t *testing.T) {
 	outDir := filepath.Join(t.TempDir(), "out")
 	out := "file://" + filepath.ToSlash(outDir)
 	specText := strings.Replace(sessionSpec, "sink: {kind: files, path: mem://out}", "sink: {kind: files, path: "+out+", format: parquet}", 1)
-	if _, err := runAll(context.Background(), mustSpec(t, specText), w.options(nil, 1)); err != nil {
+	if _, err := runAll(context.Background(), mustSpec(t, specText), w.Options(nil, 1)); err != nil {
 		t.Fatal(err)
 	}
 	src := readParquetOf(t, outDir)
@@ -98,7 +98,7 @@ func TestParquetSinkTimestampsDuckDB(t *testing.T) {
 	out2Dir := filepath.Join(t.TempDir(), "out")
 	out2 := "file://" + filepath.ToSlash(out2Dir)
 	pass := "name: pass\nsource: {kind: files, path: mem://in}\nevent_time: ts\nwatermark: 10m\nsink: {kind: files, path: " + out2 + ", format: parquet}\n"
-	if _, err := runAll(context.Background(), mustSpec(t, pass), w2.options(nil, 1)); err != nil {
+	if _, err := runAll(context.Background(), mustSpec(t, pass), w2.Options(nil, 1)); err != nil {
 		t.Fatal(err)
 	}
 	src2 := readParquetOf(t, out2Dir)
@@ -150,12 +150,12 @@ func TestParquetSinkKeepsRecordedFormat(t *testing.T) {
 			out := "file://" + filepath.ToSlash(outDir)
 			specText := strings.Replace(tumblingSpec, "sink: {kind: files, path: mem://out}", "sink: {kind: files, path: "+out+", format: parquet}", 1)
 			s := mustSpec(t, specText)
-			if _, err := runAll(context.Background(), s, w.options(nil, 1)); err != nil {
+			if _, err := runAll(context.Background(), s, w.Options(nil, 1)); err != nil {
 				t.Fatal(err)
 			}
 			// the plan as the older ckgate (or format 1) left it
 			ctx := context.Background()
-			data, v, err := w.cp.Get(ctx, checkpoint.PlanKey)
+			data, v, err := w.CP.Get(ctx, checkpoint.PlanKey)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,12 +168,12 @@ func TestParquetSinkKeepsRecordedFormat(t *testing.T) {
 			}
 			tc.edit(p.Settings.SinkOptions)
 			b, _ := json.Marshal(p)
-			if _, err := w.cp.Put(ctx, checkpoint.PlanKey, b, gateway.IfMatch(v)); err != nil {
+			if _, err := w.CP.Put(ctx, checkpoint.PlanKey, b, gateway.IfMatch(v)); err != nil {
 				t.Fatal(err)
 			}
 			before := len(manifestFiles(t, outDir))
 			writeEvents(t, w, "in", files)
-			if _, err := runAll(ctx, s, w.options(nil, 2)); err != nil {
+			if _, err := runAll(ctx, s, w.Options(nil, 2)); err != nil {
 				t.Fatal(err)
 			}
 			all := manifestFiles(t, outDir)
@@ -190,7 +190,7 @@ func TestParquetSinkKeepsRecordedFormat(t *testing.T) {
 					t.Fatalf("%s: window_start is %s, want %s (the recorded format %s)", f, types["window_start"], want, tc.format)
 				}
 			}
-			data, _, _ = w.cp.Get(ctx, checkpoint.PlanKey)
+			data, _, _ = w.CP.Get(ctx, checkpoint.PlanKey)
 			if err := json.Unmarshal(data, &p); err != nil {
 				t.Fatal(err)
 			}

@@ -56,7 +56,7 @@ partitions: 3
 
 	w := newWorld()
 	ctx := context.Background()
-	q, err := openQuery(ctx, mustSpec(t, specText), w.options(nil, 1))
+	q, err := openQuery(ctx, mustSpec(t, specText), w.Options(nil, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,14 +66,14 @@ partitions: 3
 		}
 	}
 	q.Close(ctx)
-	ps, err := runAll(ctx, mustSpec(t, specText), w.options(nil, 2))
+	ps, err := runAll(ctx, mustSpec(t, specText), w.Options(nil, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ps[0].BatchID != 2 {
 		t.Fatalf("resumed at batch %d, want 2", ps[0].BatchID)
 	}
-	got := sinkRows(t, w.store("out"), "mem://out/")
+	got := sinkRows(t, w.Store("out"), "mem://out/")
 	if !slices.Equal(got, want) {
 		t.Fatalf("sink holds %d windows, reference %d\n%v\n%v", len(got), len(want), got[:min(3, len(got))], want[:min(3, len(want))])
 	}

@@ -13,67 +13,34 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 )
 
-const sessionSpec = `
-name: sessions
-source: {kind: files, path: mem://in, max_files_per_batch: 2}
+// filesQuery is the text of a recovery test query: files from mem://in (at
+// most maxFiles a batch, event time ts, watermark 10m, no health pages)
+// through operator into files at mem://out. outputMode "" leaves it out.
+func filesQuery(name string, maxFiles int, operator, outputMode string, partitions, snapshotEvery int) string {
+	mode := ""
+	if outputMode != "" {
+		mode = "output_mode: " + outputMode + "\n"
+	}
+	return fmt.Sprintf(`
+name: %s
+source: {kind: files, path: mem://in, max_files_per_batch: %d}
 event_time: ts
 watermark: 10m
 where: 'page != "health"'
-operator: {kind: session_window, keys: [user_id], gap: 5m, aggregates: [count, {sum: amount}]}
-output_mode: append
-sink: {kind: files, path: mem://out}
-partitions: 3
-state: {snapshot_every: 2}
-`
+operator: %s
+%ssink: {kind: files, path: mem://out}
+partitions: %d
+state: {snapshot_every: %d}
+`, name, maxFiles, operator, mode, partitions, snapshotEvery)
+}
 
-const tumblingSpec = `
-name: windows
-source: {kind: files, path: mem://in, max_files_per_batch: 3}
-event_time: ts
-watermark: 10m
-where: 'page != "health"'
-operator: {kind: tumbling_window, keys: [user_id], size: 5m, aggregates: [count, {sum: amount}]}
-sink: {kind: files, path: mem://out}
-partitions: 2
-state: {snapshot_every: 3}
-`
-
-const slidingUpdateSpec = `
-name: sliding
-source: {kind: files, path: mem://in, max_files_per_batch: 2}
-event_time: ts
-watermark: 10m
-where: 'page != "health"'
-operator: {kind: sliding_window, keys: [uid], size: 6m, slide: 2m, aggregates: [count, {sum: amount}]}
-output_mode: update
-sink: {kind: files, path: mem://out}
-partitions: 4
-state: {snapshot_every: 2}
-`
-
-const tumblingIntSpec = `
-name: windows-int
-source: {kind: files, path: mem://in, max_files_per_batch: 2}
-event_time: ts
-watermark: 10m
-where: 'page != "health"'
-operator: {kind: tumbling_window, keys: [uid], size: 5m, aggregates: [count, {sum: amount}]}
-sink: {kind: files, path: mem://out}
-partitions: 3
-state: {snapshot_every: 2}
-`
-
-const dedupSpec = `
-name: dedup
-source: {kind: files, path: mem://in, max_files_per_batch: 2}
-event_time: ts
-watermark: 10m
-where: 'page != "health"'
-operator: {kind: dedup, keys: [id]}
-sink: {kind: files, path: mem://out}
-partitions: 3
-state: {snapshot_every: 2}
-`
+var (
+	sessionSpec       = filesQuery("sessions", 2, "{kind: session_window, keys: [user_id], gap: 5m, aggregates: [count, {sum: amount}]}", "append", 3, 2)
+	tumblingSpec      = filesQuery("windows", 3, "{kind: tumbling_window, keys: [user_id], size: 5m, aggregates: [count, {sum: amount}]}", "", 2, 3)
+	slidingUpdateSpec = filesQuery("sliding", 2, "{kind: sliding_window, keys: [uid], size: 6m, slide: 2m, aggregates: [count, {sum: amount}]}", "update", 4, 2)
+	tumblingIntSpec   = filesQuery("windows-int", 2, "{kind: tumbling_window, keys: [uid], size: 5m, aggregates: [count, {sum: amount}]}", "", 3, 2)
+	dedupSpec         = filesQuery("dedup", 2, "{kind: dedup, keys: [id]}", "", 3, 2)
+)
 
 var queries = []struct {
 	name string
@@ -91,7 +58,7 @@ var queries = []struct {
 // or the last row of each key and window (update).
 func sinkResult(t *testing.T, w *world, ref refQuery) []string {
 	t.Helper()
-	rows := sinkRowsInOrder(t, w.store("out"), "mem://out/")
+	rows := sinkRowsInOrder(t, w.Store("out"), "mem://out/")
 	if ref.update {
 		return lastPerWindow(t, rows)
 	}
@@ -108,7 +75,7 @@ func TestCleanRunMatchesReference(t *testing.T) {
 			w := newWorld()
 			files := genEvents(1, 12, 40)
 			writeEvents(t, w, "in", files)
-			ps, err := runAll(ctx, mustSpec(t, tc.spec), w.options(nil, 1))
+			ps, err := runAll(ctx, mustSpec(t, tc.spec), w.Options(nil, 1))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,15 +97,15 @@ func TestCleanRunMatchesReference(t *testing.T) {
 				t.Errorf("late rows dropped: %d, reference %d", gotLate, late)
 			}
 			// a second run finds nothing new and writes nothing
-			before := countKeys(t, w.cp)
-			ps2, err := runAll(ctx, mustSpec(t, tc.spec), w.options(nil, 2))
+			before := countKeys(t, w.CP)
+			ps2, err := runAll(ctx, mustSpec(t, tc.spec), w.Options(nil, 2))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(ps2) != 0 {
 				t.Errorf("second run ran %d batches, want 0", len(ps2))
 			}
-			if after := countKeys(t, w.cp); after != before {
+			if after := countKeys(t, w.CP); after != before {
 				t.Errorf("second run changed the checkpoint: %d keys, then %d", before, after)
 			}
 		})
@@ -160,7 +127,7 @@ func TestCrashAtEveryWrite(t *testing.T) {
 			// count the writes of a clean run
 			w := inputWorld(t, files)
 			var counted atomic.Int64
-			o := w.options(nil, 1)
+			o := w.Options(nil, 1)
 			o.Checkpoint = gateway.Intercept(o.Checkpoint, func(ctx context.Context, c gateway.Call, next func(context.Context) error) error {
 				if c.Op == gateway.OpPut {
 					counted.Add(1)
@@ -209,7 +176,7 @@ func crashThenRecover(t *testing.T, name, specText string, ref refQuery, files [
 	ctx := context.Background()
 	w := inputWorld(t, files)
 	faults := gateway.NewFaults(f)
-	_, err := runAll(ctx, mustSpec(t, specText), w.options(faults, 1))
+	_, err := runAll(ctx, mustSpec(t, specText), w.Options(faults, 1))
 	if faults.Fired() == 0 {
 		if err != nil {
 			t.Fatalf("%s: run without a fault failed: %v", name, err)
@@ -222,7 +189,7 @@ func crashThenRecover(t *testing.T, name, specText string, ref refQuery, files [
 	if err != nil && !errors.Is(err, gateway.ErrUnavailable) {
 		t.Fatalf("%s: %v (want an unavailable store)", name, err)
 	}
-	if _, err := runAll(ctx, mustSpec(t, specText), w.options(nil, 2)); err != nil {
+	if _, err := runAll(ctx, mustSpec(t, specText), w.Options(nil, 2)); err != nil {
 		t.Fatalf("%s: restart: %v", name, err)
 	}
 	got := sinkResult(t, w, ref)

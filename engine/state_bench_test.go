@@ -53,6 +53,14 @@ func newStateWorld(b testing.TB, keys int64, parts int, p state.Policy, base gat
 	return w
 }
 
+// fullStateWorld is a state world under the default policy whose version 1
+// holds every key: the initial state of each benchmark.
+func fullStateWorld(b testing.TB, keys int64, parts int, base gateway.Store, part func(int64) int) *stateWorld {
+	w := newStateWorld(b, keys, parts, defaultPolicy(b), base)
+	w.batch(b, 1, keyRange(int(keys)), part)
+	return w
+}
+
 // batch updates the given keys (+1 each) and writes version v; it returns
 // the encoded size of the changed entries.
 func (w *stateWorld) batch(b testing.TB, v int64, keys []int64, part func(int64) int) int64 {
@@ -130,21 +138,11 @@ func BenchmarkStateIncremental(b *testing.B) {
 	part := partitioner(keys, parts)
 	r := rand.New(rand.NewPCG(1, 2))
 	for b.Loop() {
-		w := newStateWorld(b, keys, parts, defaultPolicy(b), localCheckpoint(b))
-		all := keyRange(keys)
-		w.batch(b, 1, all, part) // the initial state: every key
+		w := fullStateWorld(b, keys, parts, localCheckpoint(b), part)
 		var changed, written int64
 		const batches = 10
 		for v := int64(2); v < 2+batches; v++ {
-			upd := make([]int64, 0, keys/100)
-			seen := map[int64]bool{}
-			for len(upd) < keys/100 {
-				k := r.Int64N(keys)
-				if !seen[k] {
-					seen[k] = true
-					upd = append(upd, k)
-				}
-			}
+			upd := randomKeys(r, keys, keys/100)
 			before := w.bytes
 			changed += w.batch(b, v, upd, part)
 			written += w.bytes - before
@@ -191,22 +189,13 @@ func BenchmarkStateRecoveryDeepChain(b *testing.B) {
 	part := partitioner(keys, parts)
 	r := rand.New(rand.NewPCG(5, 6))
 	for b.Loop() {
-		w := newStateWorld(b, keys, parts, defaultPolicy(b), localCheckpoint(b))
-		all := keyRange(keys)
-		w.batch(b, 1, all, part)
+		w := fullStateWorld(b, keys, parts, localCheckpoint(b), part)
 		var deepest []state.Tip
 		for v := int64(2); deepest == nil; v++ {
 			if v > 5000 {
 				b.Fatal("no snapshot in 5000 batches")
 			}
-			upd := make([]int64, 0, keys/100)
-			seen := map[int64]bool{}
-			for len(upd) < keys/100 {
-				if k := r.Int64N(keys); !seen[k] {
-					seen[k] = true
-					upd = append(upd, k)
-				}
-			}
+			upd := randomKeys(r, keys, keys/100)
 			before := slices.Clone(w.tips)
 			w.batch(b, v, upd, part)
 			for _, t := range w.tips {
@@ -238,20 +227,11 @@ func BenchmarkStateAmortized(b *testing.B) {
 	part := partitioner(keys, parts)
 	r := rand.New(rand.NewPCG(3, 4))
 	for b.Loop() {
-		w := newStateWorld(b, keys, parts, defaultPolicy(b), memstore.New())
-		all := keyRange(keys)
-		w.batch(b, 1, all, part)
+		w := fullStateWorld(b, keys, parts, memstore.New(), part)
 		var changed, written int64
 		snaps := 0
 		for v := int64(2); v < 2+800; v++ {
-			upd := make([]int64, 0, keys/100)
-			seen := map[int64]bool{}
-			for len(upd) < keys/100 {
-				if k := r.Int64N(keys); !seen[k] {
-					seen[k] = true
-					upd = append(upd, k)
-				}
-			}
+			upd := randomKeys(r, keys, keys/100)
 			before := w.bytes
 			changed += w.batch(b, v, upd, part)
 			written += w.bytes - before
@@ -266,6 +246,20 @@ func BenchmarkStateAmortized(b *testing.B) {
 		}
 		benchsum.Record(b, "state_bytes_amortized_vs_changed", float64(written)/float64(changed), "ratio", "<=1.5")
 	}
+}
+
+// randomKeys is n distinct keys of 0..keys-1 drawn from r: a batch's
+// updates.
+func randomKeys(r *rand.Rand, keys int64, n int64) []int64 {
+	upd := make([]int64, 0, n)
+	seen := map[int64]bool{}
+	for int64(len(upd)) < n {
+		if k := r.Int64N(keys); !seen[k] {
+			seen[k] = true
+			upd = append(upd, k)
+		}
+	}
+	return upd
 }
 
 // keyRange is the keys 0..n-1: an initial state that holds every key.

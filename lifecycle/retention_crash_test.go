@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -12,9 +11,9 @@ import (
 
 	"github.com/ckgate/ckgate/engine"
 	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/enginetest"
 	"github.com/ckgate/ckgate/engine/spec"
 	"github.com/ckgate/ckgate/gateway"
-	"github.com/ckgate/ckgate/gateway/memstore"
 	"github.com/ckgate/ckgate/lifecycle"
 	"github.com/ckgate/ckgate/policy"
 )
@@ -31,16 +30,9 @@ state: {snapshot_every: 3}
 `
 
 // retWorld is a query's stores: mem://in, mem://out and the checkpoint.
-type retWorld struct {
-	stores memstore.Named
-	cp     *memstore.Store
-}
+type retWorld struct{ *enginetest.World }
 
-func newRetWorld() *retWorld {
-	return &retWorld{cp: memstore.New()}
-}
-
-func (w *retWorld) store(name string) *memstore.Store { return w.stores.Get(name) }
+func newRetWorld() *retWorld { return &retWorld{enginetest.NewWorld()} }
 
 // writeInput writes input files [from, to): each file one 4-minute slice.
 func (w *retWorld) writeInput(t *testing.T, from, to int) {
@@ -52,7 +44,7 @@ func (w *retWorld) writeInput(t *testing.T, from, to int) {
 			ts := t0.Add(time.Duration(f)*4*time.Minute + time.Duration(i)*20*time.Second)
 			fmt.Fprintf(&b, `{"ts":%q,"user_id":"u%d","page":"home","amount":%d}`+"\n", ts.Format(time.RFC3339), (f+i)%4, f*10+i)
 		}
-		if _, err := w.store("in").Put(context.Background(), fmt.Sprintf("clicks-%03d.jsonl", f), []byte(b.String()), gateway.None()); err != nil {
+		if _, err := w.Store("in").Put(context.Background(), fmt.Sprintf("clicks-%03d.jsonl", f), []byte(b.String()), gateway.None()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,12 +58,7 @@ func (w *retWorld) run(t *testing.T, pid int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := gateway.NewRegistry().Register("mem", func(_ context.Context, u *url.URL) (gateway.Store, error) {
-		return w.store(u.Host), nil
-	})
-	q, err := engine.Open(ctx, s, engine.Options{Checkpoint: w.cp, Registry: reg,
-		Session: gateway.SessionOptions{Host: "test-host", PID: pid, Lease: time.Minute, Heartbeat: -1,
-			ProcessAlive: func(p int) bool { return p == pid }}})
+	q, err := engine.Open(ctx, s, w.Options(nil, pid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +75,7 @@ func (w *retWorld) run(t *testing.T, pid int) {
 func (w *retWorld) sink(t *testing.T) []string {
 	t.Helper()
 	ctx := context.Background()
-	out := w.store("out")
+	out := w.Store("out")
 	files, _, err := checkpoint.ReadFileSinkLog(ctx, out, checkpoint.SinkMetadataDir)
 	if err != nil {
 		t.Fatal(err)
@@ -122,14 +109,14 @@ const (
 func (w *retWorld) planAll(t *testing.T, p lifecycle.RetentionPolicy) (cp, out *lifecycle.RetentionResult) {
 	t.Helper()
 	ctx := context.Background()
-	l, err := lifecycle.ReadListing(ctx, w.cp, p)
+	l, err := lifecycle.ReadListing(ctx, w.CP, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cp, err = lifecycle.RetentionPlan(l, p); err != nil {
 		t.Fatal(err)
 	}
-	sl, err := lifecycle.ReadSinkListing(ctx, w.store("out"))
+	sl, err := lifecycle.ReadSinkListing(ctx, w.Store("out"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,13 +181,13 @@ func TestRetentionCrashAtEveryDelete(t *testing.T) {
 			faults := gateway.NewFaults(gateway.Fault{Op: gateway.OpDelete, Nth: k, Action: gateway.Crash})
 			auth := policy.NewAuthorizer(eng, policy.Principal{ID: "ret", Kind: policy.KindRetention}, "mem://cp",
 				policy.Facts{}, nil, policy.WithPlan(&policy.Plan{ID: "t", Obsolete: r.Obsolete()}))
-			st := gateway.WithAuthorizer(faults.Wrap(w.cp), auth)
+			st := gateway.WithAuthorizer(faults.Wrap(w.CP), auth)
 			res, err := lifecycle.ApplyRetention(ctx, st, r, lifecycle.RetentionApplyOptions{Concurrency: 1})
 			if err == nil {
 				sauth := policy.NewAuthorizer(eng, policy.Principal{ID: "ret", Kind: policy.KindRetention}, "mem://out",
 					policy.Facts{}, nil, policy.WithPlan(&policy.Plan{ID: "s", Obsolete: sr.Obsolete()}))
 				var sres lifecycle.RetentionApplyResult
-				sres, err = lifecycle.ApplyRetention(ctx, gateway.WithAuthorizer(faults.Wrap(w.store("out")), sauth), sr, lifecycle.RetentionApplyOptions{Concurrency: 1})
+				sres, err = lifecycle.ApplyRetention(ctx, gateway.WithAuthorizer(faults.Wrap(w.Store("out")), sauth), sr, lifecycle.RetentionApplyOptions{Concurrency: 1})
 				res.Deleted += sres.Deleted
 			}
 			n := len(r.Remove) + len(sr.Remove)
@@ -212,14 +199,14 @@ func TestRetentionCrashAtEveryDelete(t *testing.T) {
 			}
 			// What is left still restarts: inspect, read the sink's log,
 			// then run more input.
-			rep, err := checkpoint.Inspect(ctx, w.cp, checkpoint.Options{})
+			rep, err := checkpoint.Inspect(ctx, w.CP, checkpoint.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !rep.OK() {
 				t.Fatalf("after a crash at delete %d the checkpoint is not OK: %s %+v", k, rep.Status, rep.Findings)
 			}
-			if _, _, err := checkpoint.ReadFileSinkLog(ctx, w.store("out"), checkpoint.SinkMetadataDir); err != nil {
+			if _, _, err := checkpoint.ReadFileSinkLog(ctx, w.Store("out"), checkpoint.SinkMetadataDir); err != nil {
 				t.Fatalf("after a crash at delete %d the sink log does not read: %v", k, err)
 			}
 			w.writeInput(t, firstInputs, firstInputs+moreInputs)
@@ -244,7 +231,7 @@ func TestRetentionPolicyRefusesUnplanned(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := lifecycle.RetentionPolicy{MinBatches: 1, Now: time.Now()}
-	l, err := lifecycle.ReadListing(ctx, w.cp, p)
+	l, err := lifecycle.ReadListing(ctx, w.CP, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,13 +244,13 @@ func TestRetentionPolicyRefusesUnplanned(t *testing.T) {
 	}
 	auth := policy.NewAuthorizer(eng, policy.Principal{ID: "ret", Kind: policy.KindRetention}, "mem://cp",
 		policy.Facts{}, nil, policy.WithPlan(&policy.Plan{ID: "t", Obsolete: r.Obsolete()}))
-	st := gateway.WithAuthorizer(w.cp, auth)
+	st := gateway.WithAuthorizer(w.CP, auth)
 	// A kept key is refused.
 	evil := &lifecycle.RetentionResult{Remove: []lifecycle.Decision{{Key: r.Keep[0].Key}}}
 	if _, err := lifecycle.ApplyRetention(ctx, st, evil, lifecycle.RetentionApplyOptions{}); !errors.Is(err, gateway.ErrDenied) {
 		t.Fatalf("deleting kept key %s: %v, want ErrDenied", r.Keep[0].Key, err)
 	}
-	if _, _, err := w.cp.Get(ctx, r.Keep[0].Key); err != nil {
+	if _, _, err := w.CP.Get(ctx, r.Keep[0].Key); err != nil {
 		t.Fatalf("the refused key is gone: %v", err)
 	}
 	var calls int

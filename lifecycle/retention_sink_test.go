@@ -58,7 +58,7 @@ func TestPlanGoldenSinkEngine(t *testing.T) {
 	w := newRetWorld()
 	w.writeInput(t, 0, 12)
 	w.run(t, 1)
-	l, err := lifecycle.ReadSinkListing(ctx, w.store("out"))
+	l, err := lifecycle.ReadSinkListing(ctx, w.Store("out"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestRetentionSinkPolicy(t *testing.T) {
 	w := newRetWorld()
 	w.writeInput(t, 0, 12)
 	w.run(t, 1)
-	out := w.store("out")
+	out := w.Store("out")
 	l, err := lifecycle.ReadSinkListing(ctx, out)
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,8 @@
 //   - ErrNotDelta: the location has no _delta_log (or an empty one).
 //   - ErrCorrupt: a commit, checkpoint or _last_checkpoint does not follow the
 //     format (bad JSON, an action without its required fields, a checkpoint
-//     that is not parquet).
+//     that is not parquet). It is checkpoint.ErrCorrupt (engine.ErrCorrupt)
+//     too: one corrupt kind, whichever layer found the damage.
 //   - ErrLogGap: a version the reader needs is missing from the log (not
 //     contiguous, or cleaned up): *GapError says which.
 //   - ErrUnsupportedProtocol: the table needs a reader version or feature this

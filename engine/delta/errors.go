@@ -4,14 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ckgate/ckgate/engine/checkpoint/errkind"
 )
 
 // Error kinds of this package; check them with errors.Is.
 var (
 	// ErrNotDelta: the location is not a Delta table (no _delta_log).
 	ErrNotDelta = errors.New("not a Delta table")
-	// ErrCorrupt: a log file does not follow the Delta format.
-	ErrCorrupt = errors.New("corrupt Delta log")
+	// ErrCorrupt: a log file does not follow the Delta format. It is
+	// errkind.Corrupt too (checkpoint.ErrCorrupt, engine.ErrCorrupt), so one
+	// errors.Is answers whichever layer found the damage.
+	ErrCorrupt error = corruptLog{}
 	// ErrLogGap: a version needed to replay the log is missing.
 	ErrLogGap = errors.New("Delta log has a gap")
 	// ErrUnsupportedProtocol: a reader version or reader feature this
@@ -21,6 +25,15 @@ var (
 	// not the whole truth.
 	ErrCatalogManaged = errors.New("catalog-managed Delta table")
 )
+
+// corruptLog is ErrCorrupt: its own value, which errors.Is also matches to
+// errkind.Corrupt.
+type corruptLog struct{}
+
+func (corruptLog) Error() string { return "corrupt Delta log" }
+
+// Is makes errors.Is(err, errkind.Corrupt) hold.
+func (corruptLog) Is(target error) bool { return target == errkind.Corrupt }
 
 // corruptf returns an ErrCorrupt error naming key.
 func corruptf(key, format string, args ...any) error {

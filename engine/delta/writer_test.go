@@ -152,21 +152,11 @@ func TestConcurrentWritersLocal(t *testing.T) {
 // TestConcurrentWritersS3: the same on S3 (versitygw): create-only PUTs
 // (If-None-Match: *) are the only arbiter.
 func TestConcurrentWritersS3(t *testing.T) {
-	ctx := context.Background()
-	emu, err := emulator.StartVersitygw(ctx)
+	emu, err := emulator.StartVersitygw(context.Background())
 	emulator.Require(t, err)
 	t.Cleanup(emu.Stop)
 	emu.SetEnv(t)
-	raw := fmt.Sprintf("s3://ckgate-delta-%d/table?region=%s&endpoint=%s&path_style=true", os.Getpid(), emu.Region, emu.Endpoint)
-	s, err := stores.Open(ctx, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { gateway.Close(s) })
-	if err := gateway.MakeBucket(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	concurrentAppends(t, s)
+	concurrentAppends(t, openEmulated(t, fmt.Sprintf("s3://ckgate-delta-%d/table?region=%s&endpoint=%s&path_style=true", os.Getpid(), emu.Region, emu.Endpoint)))
 }
 
 // TestWriterSkipsCommittedBatch: a batch the table's txn holds for the
