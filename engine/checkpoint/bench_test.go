@@ -30,7 +30,7 @@ func writeBenchCheckpoint(keepVersions int64, write func(key string, data []byte
 	now := time.Now()
 	write(gateway.WriterKey, gateway.WriterRecord{Epoch: 4, QueryID: "6b1f2d8e-0000-4000-8000-00000000b10c", Owner: "bench:1", Host: "bench", PID: 1,
 		Since: now, Heartbeat: now.Add(-time.Hour), LeaseMs: 30000, WriteID: "w"}.Encode())
-	write(PlanKey, []byte(`{"fingerprint":"sha256:bench","sink":{"kind":"files"}}`))
+	write(PlanKey, []byte(`{"version":1,"fingerprint":"sha256:bench","sink":{"kind":"files"}}`))
 	conf := map[string]string{ConfShufflePartitions: fmt.Sprint(benchParts), ConfCompressionCodec: "lz4"}
 	for op := range benchOps {
 		m := OperatorMetadata{OperatorID: int64(op), OperatorName: "sessionWindowStateStoreSave", Stores: []StoreMetadata{{Name: DefaultStore, NumPartitions: benchParts}}}

@@ -308,7 +308,7 @@ func TestInspectScenarios(t *testing.T) {
 			build: func(t *testing.T) *builder {
 				b := newBuilder(t).writer(3, time.Now()).start().batches(3)
 				b.batch(3, false)
-				put(t, b.st, PlanKey, []byte(`{"fingerprint":"sha256:abc","sink":{"kind":"files","path":"out"},"source":{"kind":"kafka"}}`))
+				put(t, b.st, PlanKey, []byte(`{"version":1,"fingerprint":"sha256:abc","sink":{"kind":"files","path":"out"},"source":{"kind":"kafka"}}`))
 				return b
 			},
 			status: StatusInFlight,
@@ -325,6 +325,20 @@ func TestInspectScenarios(t *testing.T) {
 					t.Errorf("batch epochs %d %d, want 3", r.Batches[2].Epoch, r.Batches[3].Epoch)
 				}
 			},
+		},
+		{
+			// A plan run would refuse (no version) is a finding, not a
+			// clean report: inspect reads it with run's reader.
+			name: "ckgate writer, plan without a version",
+			build: func(t *testing.T) *builder {
+				b := newBuilder(t).writer(3, time.Now()).start().batches(3)
+				b.batch(3, false)
+				put(t, b.st, PlanKey, []byte(`{"fingerprint":"sha256:abc","sink":{"kind":"files","path":"out"}}`))
+				return b
+			},
+			status:   StatusInFlight,
+			problems: []string{"error corrupt _ckgate/plan.json"},
+			infos:    []string{"info writer-live _ckgate/writer"},
 		},
 		{
 			name: "ckgate writer record corrupt",

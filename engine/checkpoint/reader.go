@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -446,22 +445,18 @@ func (in *inspector) decodeWriter(data []byte) error {
 	return nil
 }
 
-// decodePlan reads the few fields of _ckgate/plan.json the report shows.
-// The plan's full schema belongs to the engine; unknown fields are fine.
+// decodePlan reads _ckgate/plan.json with DecodePlan, the reader run and
+// compat use, so a plan a restart would refuse (no version, version 0, a
+// newer version) is a finding here too; the report shows a few fields.
 func (in *inspector) decodePlan(data []byte) error {
-	var p struct {
-		Fingerprint string `json:"fingerprint"`
-		Sink        struct {
-			Kind string `json:"kind"`
-		} `json:"sink"`
-	}
-	if err := json.Unmarshal(data, &p); err != nil {
-		return jsonErr("plan", err)
+	p, err := DecodePlan(data)
+	if err != nil {
+		return err
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.r.Writer.Plan = true
 	in.r.Writer.PlanFingerprint = p.Fingerprint
-	in.r.Writer.SinkKind = p.Sink.Kind
+	in.r.Writer.SinkKind = p.Sink["kind"]
 	return nil
 }
