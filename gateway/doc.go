@@ -72,7 +72,11 @@
 // operation and the key and matches exactly one kind with errors.Is:
 // ErrNotFound, ErrExists, ErrPrecondition, ErrPermission, ErrUnavailable
 // (retryable), ErrUnsupported, ErrInvalidKey or, for a conditional write,
-// ErrUnknownOutcome. The backend's own error (an SDK error, a syscall
+// ErrUnknownOutcome. A refused conditional write is settled by reading
+// the key back (Refused.Settle), on every backend: the stored object is
+// this write's, success; the read-back fails after a retried attempt,
+// ErrUnknownOutcome, never ErrUnavailable; otherwise the refusal stands,
+// ErrExists or ErrPrecondition. The backend's own error (an SDK error, a syscall
 // error) stays reachable with errors.As. Sessions add ErrFenced and ErrInUse
 // (and ErrUnknownOutcome for their own writes); the authorizer adds
 // ErrDenied; GetBounded and Lines add ErrTooLarge; URL parsing and every
