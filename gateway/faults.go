@@ -227,12 +227,8 @@ func (f *Faults) Crashed() bool {
 
 // wait sleeps d, or fails c when ctx ends first.
 func wait(ctx context.Context, c Call, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return E(string(c.Op), c.Key, ErrUnavailable, ctx.Err())
+	if err := Sleep(ctx, d); err != nil {
+		return E(string(c.Op), c.Key, ErrUnavailable, err)
 	}
+	return nil
 }

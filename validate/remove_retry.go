@@ -28,12 +28,8 @@ func removeProbeKey(ctx context.Context, st gateway.Store, key string) error {
 		if !errors.Is(err, gateway.ErrUnavailable) && !errors.Is(err, gateway.ErrUnknownOutcome) {
 			return err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if gateway.Sleep(ctx, wait) != nil {
 			return err
-		case <-t.C:
 		}
 		wait = min(2*wait, removeBackoffMax)
 	}

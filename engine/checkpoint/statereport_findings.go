@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -14,11 +15,7 @@ const maxMissingPartitionsReported = 1024
 // partitionsToCheck returns the partition ids to report for a store with
 // n expected partitions, and reports missing and extra partitions.
 func (in *inspector) partitionsToCheck(op *opIdx, st *storeIdx, n int, emptyOK map[int]bool) []int {
-	present := make([]int, 0, len(st.parts))
-	for id := range st.parts {
-		present = append(present, id)
-	}
-	slices.Sort(present)
+	present := slices.Sorted(maps.Keys(st.parts))
 	dir := StoreDirKey(op.id, 0, st.name)
 	if len(present) == 1 && present[0] == 0 && n > 1 {
 		in.add(Finding{ID: FindingStateSinglePartition, Severity: SeverityInfo, Key: dir,
@@ -43,11 +40,7 @@ func (in *inspector) partitionsToCheck(op *opIdx, st *storeIdx, n int, emptyOK m
 			missing = append(missing, Range{int64(next), int64(n - 1)})
 		}
 		// partitions the latest commit names with no state are not missing
-		okIDs := make([]int, 0, len(emptyOK))
-		for id := range emptyOK {
-			okIDs = append(okIDs, id)
-		}
-		slices.Sort(okIDs)
+		okIDs := slices.Sorted(maps.Keys(emptyOK))
 		var really []Range
 		for _, m := range missing {
 			start := m[0]

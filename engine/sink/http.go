@@ -126,12 +126,8 @@ func (h *httpSink) post(ctx context.Context, idem string, body []byte) (int, err
 	var last error
 	for attempt := range 4 {
 		if attempt > 0 {
-			t := time.NewTimer(time.Duration(attempt*attempt) * 100 * time.Millisecond)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return 0, ctx.Err()
-			case <-t.C:
+			if err := gateway.Sleep(ctx, time.Duration(attempt*attempt)*100*time.Millisecond); err != nil {
+				return 0, err
 			}
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))

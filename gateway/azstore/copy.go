@@ -91,12 +91,8 @@ func (s *driver) awaitCopy(ctx context.Context, dst, id string) (gateway.Version
 			return "", gateway.E("copy", dst, gateway.ErrUnavailable,
 				fmt.Errorf("the copy ended %s: %s", deref(p.CopyStatus), deref(p.CopyStatusDescription)))
 		}
-		tm := time.NewTimer(wait)
-		select {
-		case <-tm.C:
-		case <-ctx.Done():
-			tm.Stop()
-			return "", gateway.E("copy", dst, gateway.ErrUnavailable, errors.Join(errors.New("waiting for the copy"), ctx.Err()))
+		if err := gateway.Sleep(ctx, wait); err != nil {
+			return "", gateway.E("copy", dst, gateway.ErrUnavailable, errors.Join(errors.New("waiting for the copy"), err))
 		}
 	}
 }

@@ -281,14 +281,7 @@ func (s *driver) wait(ctx context.Context, attempt int) error {
 	if d > 2*time.Second {
 		d = 2 * time.Second
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return gateway.Sleep(ctx, d)
 }
 
 // MakeBucket creates the bucket (in the client's region). A bucket that
