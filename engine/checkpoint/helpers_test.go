@@ -136,37 +136,33 @@ func countFindings(r *Report, id string) int {
 	return n
 }
 
-func operator(t testing.TB, r *Report, id string) *Operator {
+// find returns the element of s match holds for, and fails the test with
+// the message when there is none.
+func find[T any](t testing.TB, s []T, match func(*T) bool, format string, args ...any) *T {
 	t.Helper()
-	for i := range r.Operators {
-		if r.Operators[i].ID == id {
-			return &r.Operators[i]
+	for i := range s {
+		if match(&s[i]) {
+			return &s[i]
 		}
 	}
-	t.Fatalf("no operator %s in %+v", id, r.Operators)
+	t.Fatalf(format, args...)
 	return nil
+}
+
+func operator(t testing.TB, r *Report, id string) *Operator {
+	t.Helper()
+	return find(t, r.Operators, func(o *Operator) bool { return o.ID == id }, "no operator %s in %+v", id, r.Operators)
 }
 
 func store(t testing.TB, op *Operator, name string) *StoreReport {
 	t.Helper()
-	for i := range op.Stores {
-		if op.Stores[i].Name == name {
-			return &op.Stores[i]
-		}
-	}
-	t.Fatalf("operator %s has no store %q", op.ID, name)
-	return nil
+	return find(t, op.Stores, func(s *StoreReport) bool { return s.Name == name }, "operator %s has no store %q", op.ID, name)
 }
 
 func detail(t testing.TB, p *PartitionReport, version int64, kind string) *VersionDetail {
 	t.Helper()
-	for i := range p.Details {
-		if p.Details[i].Version == version && p.Details[i].Kind == kind {
-			return &p.Details[i]
-		}
-	}
-	t.Fatalf("partition %d has no decoded %d.%s: %+v", p.ID, version, kind, p.Details)
-	return nil
+	return find(t, p.Details, func(d *VersionDetail) bool { return d.Version == version && d.Kind == kind },
+		"partition %d has no decoded %d.%s: %+v", p.ID, version, kind, p.Details)
 }
 
 func attrs(key string, data []byte) gateway.Attrs {
