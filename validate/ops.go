@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -44,6 +45,10 @@ type opsState struct {
 	lastData    []byte
 	lastVersion gateway.Version
 	firstVer    gateway.Version
+	// lost holds what later writes of key sent whose outcome is unknown
+	// (the answer lost, the retries spent): the store may hold any of
+	// them instead of lastData.
+	lost [][]byte
 
 	mu      sync.Mutex
 	written map[string]bool // keys that may exist and must be removed
@@ -70,6 +75,9 @@ func (o *opsState) put(ctx context.Context, key string, data []byte, c gateway.C
 	v, err := o.st.Put(ctx, key, data, c)
 	if err == nil || !refused(err) {
 		o.mayExist(key)
+	}
+	if err != nil && !refused(err) && key == o.keys.key {
+		o.lost = append(o.lost, data)
 	}
 	return v, err
 }
@@ -191,7 +199,7 @@ func (o *opsState) getAfterWrite(ctx context.Context) outcome {
 	// response without a length or checksum does not show) reads as a
 	// strict prefix of what was written: read again, twice at most,
 	// before calling the store stale.
-	for try := 0; err == nil && try < 2 && o.lastData != nil && len(b) < len(o.lastData) && bytes.HasPrefix(o.lastData, b); try++ {
+	for try := 0; err == nil && try < 2 && o.cutShort(b); try++ {
 		b, v, err = gateway.GetBounded(ctx, o.st, o.keys.key, 0)
 	}
 	if err != nil {
@@ -200,6 +208,10 @@ func (o *opsState) getAfterWrite(ctx context.Context) outcome {
 	switch {
 	case o.lastData == nil:
 		return passf(fmt.Sprintf("read %d bytes back", len(b)))
+	case !bytes.Equal(b, o.lastData) && slices.ContainsFunc(o.lost, func(d []byte) bool { return bytes.Equal(b, d) }):
+		// A write whose answer was lost did land: its version was never
+		// returned, so there is none to compare.
+		return passf("read back a later write whose answer was lost on the way (it landed)")
 	case !bytes.Equal(b, o.lastData):
 		return outcome{status: Fail, code: "STALE_READ", message: "read back different bytes than the last write (stale or cached read)"}
 	case v != o.lastVersion:
@@ -207,6 +219,17 @@ func (o *opsState) getAfterWrite(ctx context.Context) outcome {
 			message: fmt.Sprintf("read back version %s, the write returned %s: compare-and-swap could never match", v, o.lastVersion)}
 	}
 	return passf("read back the last write and its version")
+}
+
+// cutShort reports whether b is a strict prefix of a write the store may
+// hold: a read whose body was cut on the way.
+func (o *opsState) cutShort(b []byte) bool {
+	for _, d := range append([][]byte{o.lastData}, o.lost...) {
+		if d != nil && len(b) < len(d) && bytes.HasPrefix(d, b) {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *opsState) delete(ctx context.Context) outcome {

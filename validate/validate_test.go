@@ -175,6 +175,38 @@ func TestCancelRemovesProbeKey(t *testing.T) {
 	})
 }
 
+// TestLostCASAnswer: the compare-and-swap write lands but its answer is
+// lost (as a dropped response after the SDK's retries would). The write
+// probe fails as unavailable; the read-back finds that write, not the one
+// before it, and passes instead of calling the store stale.
+func TestLostCASAnswer(t *testing.T) {
+	each(t, func(t *testing.T, k *kind) {
+		raw := k.newURL(t)
+		var lost atomic.Int32
+		loseCAS := func(s gateway.Store) gateway.Store {
+			return gateway.Intercept(s, func(ctx context.Context, c gateway.Call, next func(context.Context) error) error {
+				err := next(ctx)
+				if c.Op == gateway.OpPut && c.Cond.Kind == gateway.CondIfMatch && err == nil && lost.Add(1) == 1 {
+					return gateway.E("put", c.Key, gateway.ErrUnavailable, errors.New("the answer was lost"))
+				}
+				return err
+			})
+		}
+		rep := run(t, raw, validate.Options{Wrap: loseCAS})
+		if lost.Load() == 0 {
+			t.Fatalf("no compare-and-swap landed:\n%s", dump(rep))
+		}
+		if res := want(t, rep, validate.LayerAuthorization, validate.OpPutIfMatch, validate.Fail); res.Kind != "unavailable" {
+			t.Errorf("put-if-match kind %q, want unavailable", res.Kind)
+		}
+		if res := want(t, rep, validate.LayerAuthorization, validate.OpGet, validate.Pass); !strings.Contains(res.Message, "lost") {
+			t.Errorf("get: %q, want the lost write named", res.Message)
+		}
+		want(t, rep, validate.LayerCleanup, validate.OpRemove, validate.Pass)
+		noProbeKeys(t, admin(t, raw))
+	})
+}
+
 // secrets are the emulators' secret keys, which no report may show.
 func secrets() []string {
 	var out []string
