@@ -75,9 +75,9 @@ func (o *opsState) put(ctx context.Context, key string, data []byte, c gateway.C
 	v, err := o.st.Put(ctx, key, data, c)
 	if err == nil || !refused(err) {
 		o.mayExist(key)
-	}
-	if err != nil && !refused(err) && key == o.keys.key {
-		o.lost = append(o.lost, data)
+		if err != nil && key == o.keys.key {
+			o.lost = append(o.lost, data)
+		}
 	}
 	return v, err
 }
@@ -208,17 +208,17 @@ func (o *opsState) getAfterWrite(ctx context.Context) outcome {
 	switch {
 	case o.lastData == nil:
 		return passf(fmt.Sprintf("read %d bytes back", len(b)))
-	case !bytes.Equal(b, o.lastData) && slices.ContainsFunc(o.lost, func(d []byte) bool { return bytes.Equal(b, d) }):
+	case bytes.Equal(b, o.lastData) && v != o.lastVersion:
+		return outcome{status: Fail, code: "VERSION_MISMATCH",
+			message: fmt.Sprintf("read back version %s, the write returned %s: compare-and-swap could never match", v, o.lastVersion)}
+	case bytes.Equal(b, o.lastData):
+		return passf("read back the last write and its version")
+	case slices.ContainsFunc(o.lost, func(d []byte) bool { return bytes.Equal(b, d) }):
 		// A write whose answer was lost did land: its version was never
 		// returned, so there is none to compare.
 		return passf("read back a later write whose answer was lost on the way (it landed)")
-	case !bytes.Equal(b, o.lastData):
-		return outcome{status: Fail, code: "STALE_READ", message: "read back different bytes than the last write (stale or cached read)"}
-	case v != o.lastVersion:
-		return outcome{status: Fail, code: "VERSION_MISMATCH",
-			message: fmt.Sprintf("read back version %s, the write returned %s: compare-and-swap could never match", v, o.lastVersion)}
 	}
-	return passf("read back the last write and its version")
+	return outcome{status: Fail, code: "STALE_READ", message: "read back different bytes than the last write (stale or cached read)"}
 }
 
 // cutShort reports whether b is a strict prefix of a write the store may
