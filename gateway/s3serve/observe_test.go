@@ -25,24 +25,12 @@ import (
 	"github.com/ckgate/ckgate/internal/testcert"
 )
 
-func newStoreDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "ckpt"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "ckpt", "README"), []byte("bucket"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // TestServeTLSChunkedTrailingChecksum: over HTTPS the SDK sends PutObject
 // as an aws-chunked upload with a trailing CRC32 checksum; the stored
 // object is the payload, byte for byte.
 func TestServeTLSChunkedTrailingChecksum(t *testing.T) {
 	certFile, keyFile, pool := testcert.Write(t)
-	dir := newStoreDir(t)
+	dir := bucketDir(t)
 	ep := serveStore(t, dir, nil, func(c *s3serve.Config) { c.TLSCert, c.TLSKey = certFile, keyFile })
 	if !strings.HasPrefix(ep, "https://") {
 		t.Fatalf("endpoint %s", ep)
@@ -91,7 +79,7 @@ func (r *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 // TestServeVirtualHost: BUCKET.DOMAIN requests reach the bucket as
 // path-style ones do.
 func TestServeVirtualHost(t *testing.T) {
-	dir := newStoreDir(t)
+	dir := bucketDir(t)
 	ep := serveStore(t, dir, nil, func(c *s3serve.Config) { c.VirtualHost = "s3.ckgate.test" })
 	port := ep[strings.LastIndexByte(ep, ':')+1:]
 	dialer := &net.Dialer{}
@@ -126,7 +114,7 @@ func TestServeVirtualHost(t *testing.T) {
 // principal, the operation, the key, the decision and the latency, with no
 // secret; the metrics count operations and decisions.
 func TestServeAccessLogAndMetrics(t *testing.T) {
-	dir := newStoreDir(t)
+	dir := bucketDir(t)
 	var buf syncBuffer
 	reg := prometheus.NewRegistry()
 	ep := serveStore(t, dir, nil, func(c *s3serve.Config) { c.AccessLog, c.Metrics = &buf, reg })

@@ -25,59 +25,55 @@ import (
 // refused naming the rule; the checkpoint ends with exactly the entries
 // Spark keeps and inspects clean.
 func TestServeSparkPurgeTrace(t *testing.T) {
-	ep, dir := serve(t)
 	ctx := context.Background()
 	const batches, retain = 120, 10
-	for _, m := range s3atrace.Managers {
-		t.Run(m.String(), func(t *testing.T) {
-			root := "purge-" + m.String()
-			job := sparkDriver(ep, "ORDERSJOB", root, m, "")
-			job.Partitions, job.MinBatchesToRetain = 1, retain
-			if err := s3atrace.Run(ctx, job.Query(batches)); err != nil {
+	serveEachManager(t, "purge", func(t *testing.T, ep, dir string, m s3atrace.Manager, root string) {
+		job := sparkDriver(ep, "ORDERSJOB", root, m, "")
+		job.Partitions, job.MinBatchesToRetain = 1, retain
+		if err := s3atrace.Run(ctx, job.Query(batches)); err != nil {
+			t.Fatal(err)
+		}
+		names := func(log string) []int {
+			ents, err := os.ReadDir(filepath.Join(dir, "ckpt", root, log))
+			if err != nil {
 				t.Fatal(err)
 			}
-			names := func(log string) []int {
-				ents, err := os.ReadDir(filepath.Join(dir, "ckpt", root, log))
-				if err != nil {
-					t.Fatal(err)
-				}
-				var ns []int
-				for _, e := range ents {
-					if n, err := strconv.Atoi(e.Name()); err == nil {
-						ns = append(ns, n)
-					}
-				}
-				slices.Sort(ns)
-				return ns
-			}
-			want := make([]int, 0, retain+1)
-			for n := batches - 1 - retain; n < batches; n++ {
-				want = append(want, n)
-			}
-			if got := names("offsets"); !slices.Equal(got, want) {
-				t.Fatalf("offsets left %v, want %v (Spark keeps minBatchesToRetain+1)", got, want)
-			}
-			if got := names("commits"); !slices.Equal(got, want) {
-				t.Fatalf("commits left %v, want %v", got, want)
-			}
-			wantClean(t, inspectRoot(t, dir, root, ""), batches-1)
-			// What a restart needs stays: offsets/119, offsets/118 and commits/119.
-			for _, k := range []string{"offsets/118", "offsets/119", "commits/119", "metadata"} {
-				_, err := job.Client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(root + "/" + k)})
-				if status(err) != http.StatusForbidden || !strings.Contains(err.Error(), "CKG-P002") {
-					t.Fatalf("job deletes %s: %v (HTTP %d), want 403 naming CKG-P002", k, err, status(err))
+			var ns []int
+			for _, e := range ents {
+				if n, err := strconv.Atoi(e.Name()); err == nil {
+					ns = append(ns, n)
 				}
 			}
-			hk := client(ep, "CLEANER", "cleaner-secret-0123456789")
-			for _, k := range []string{"offsets/110", "state/0/0/115.delta"} {
-				_, err := hk.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(root + "/" + k)})
-				if status(err) != http.StatusForbidden || !strings.Contains(err.Error(), "CKG-P004") {
-					t.Fatalf("housekeeping deletes %s: %v (HTTP %d), want 403 naming CKG-P004", k, err, status(err))
-				}
+			slices.Sort(ns)
+			return ns
+		}
+		want := make([]int, 0, retain+1)
+		for n := batches - 1 - retain; n < batches; n++ {
+			want = append(want, n)
+		}
+		if got := names("offsets"); !slices.Equal(got, want) {
+			t.Fatalf("offsets left %v, want %v (Spark keeps minBatchesToRetain+1)", got, want)
+		}
+		if got := names("commits"); !slices.Equal(got, want) {
+			t.Fatalf("commits left %v, want %v", got, want)
+		}
+		wantClean(t, inspectRoot(t, dir, root, ""), batches-1)
+		// What a restart needs stays: offsets/119, offsets/118 and commits/119.
+		for _, k := range []string{"offsets/118", "offsets/119", "commits/119", "metadata"} {
+			_, err := job.Client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(root + "/" + k)})
+			if status(err) != http.StatusForbidden || !strings.Contains(err.Error(), "CKG-P002") {
+				t.Fatalf("job deletes %s: %v (HTTP %d), want 403 naming CKG-P002", k, err, status(err))
 			}
-			if got := names("offsets"); !slices.Equal(got, want) {
-				t.Fatalf("after the refused deletes offsets are %v, want %v", got, want)
+		}
+		hk := client(ep, "CLEANER", "cleaner-secret-0123456789")
+		for _, k := range []string{"offsets/110", "state/0/0/115.delta"} {
+			_, err := hk.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(root + "/" + k)})
+			if status(err) != http.StatusForbidden || !strings.Contains(err.Error(), "CKG-P004") {
+				t.Fatalf("housekeeping deletes %s: %v (HTTP %d), want 403 naming CKG-P004", k, err, status(err))
 			}
-		})
-	}
+		}
+		if got := names("offsets"); !slices.Equal(got, want) {
+			t.Fatalf("after the refused deletes offsets are %v, want %v", got, want)
+		}
+	})
 }

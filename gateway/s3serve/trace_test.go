@@ -32,6 +32,17 @@ func sparkDriver(endpoint, key, root string, m s3atrace.Manager, process string)
 	return &s3atrace.Driver{Client: client(endpoint, key, secrets[key]), Bucket: "ckpt", Root: root, Manager: m, Process: process}
 }
 
+// serveEachManager starts one server over a fresh local store (serve) and
+// runs f on it once for each of Spark's file managers, a subtest each,
+// with the checkpoint root name-<manager> of bucket "ckpt".
+func serveEachManager(t *testing.T, name string, f func(t *testing.T, ep, dir string, m s3atrace.Manager, root string)) {
+	t.Helper()
+	ep, dir := serve(t)
+	for _, m := range s3atrace.Managers {
+		t.Run(m.String(), func(t *testing.T) { f(t, ep, dir, m, name+"-"+m.String()) })
+	}
+}
+
 // inspectRoot inspects the checkpoint at root of bucket "ckpt" in the
 // local store at dir with engine/checkpoint's reader (what `ckgate
 // inspect` reports), the file sink at sink (when not "").
@@ -86,50 +97,46 @@ func rocksDBState(t *testing.T) func(p int, v int64) []s3atrace.File {
 // inspects clean at batch 29 with the query's id, the retained logs, and
 // the sink's manifest holding every batch's file.
 func TestServeS3ATraceFullQuery(t *testing.T) {
-	ep, dir := serve(t)
 	ctx := context.Background()
-	for _, m := range s3atrace.Managers {
-		t.Run(m.String(), func(t *testing.T) {
-			root := "q-" + m.String()
-			d := sparkDriver(ep, "ORDERSJOB", root, m, s3atrace.UUID())
-			d.Partitions, d.Source, d.Sink, d.MinBatchesToRetain = 2, true, "out-"+m.String(), 10
-			if m == s3atrace.Abortable {
-				d.State, d.Provider = rocksDBState(t), s3atrace.RocksDBProvider
+	serveEachManager(t, "q", func(t *testing.T, ep, dir string, m s3atrace.Manager, root string) {
+		d := sparkDriver(ep, "ORDERSJOB", root, m, s3atrace.UUID())
+		d.Partitions, d.Source, d.Sink, d.MinBatchesToRetain = 2, true, "out-"+m.String(), 10
+		if m == s3atrace.Abortable {
+			d.State, d.Provider = rocksDBState(t), s3atrace.RocksDBProvider
+		}
+		steps := d.Query(30)
+		if s3atrace.Count(steps, s3atrace.Multipart) == 0 && m == s3atrace.Abortable {
+			t.Fatal("the RocksDB trace has no multipart upload")
+		}
+		if err := s3atrace.Run(ctx, steps); err != nil {
+			t.Fatal(err)
+		}
+		r := inspectRoot(t, dir, root, d.Sink)
+		wantClean(t, r, 29)
+		if r.QueryID != d.QueryID {
+			t.Errorf("query id %q, want %q", r.QueryID, d.QueryID)
+		}
+		if r.OffsetsLog.Count != 11 || r.CommitLog.Count != 11 {
+			t.Errorf("offsets %d, commits %d entries; want the 11 minBatchesToRetain keeps", r.OffsetsLog.Count, r.CommitLog.Count)
+		}
+		fs, _ := filestore.New(filepath.Join(dir, "ckpt"))
+		files, latest, err := checkpoint.ReadFileSinkLog(ctx, fs, d.Sink+"/_spark_metadata")
+		if err != nil || latest != 29 || len(files) != 30 {
+			t.Errorf("sink log: %d files up to batch %d, %v; want 30 up to 29", len(files), latest, err)
+		}
+		temps, _ := filepath.Glob(filepath.Join(dir, "ckpt", root, "*", ".*.tmp"))
+		if len(temps) > 0 {
+			t.Errorf("temps left: %v", temps)
+		}
+		if m == s3atrace.Abortable {
+			if _, err := os.Stat(filepath.Join(dir, "ckpt", root, "state", "0", "1", "30.zip")); err != nil {
+				t.Errorf("the last RocksDB version: %v", err)
 			}
-			steps := d.Query(30)
-			if s3atrace.Count(steps, s3atrace.Multipart) == 0 && m == s3atrace.Abortable {
-				t.Fatal("the RocksDB trace has no multipart upload")
+			if left := hiddenLeft(t, dir); len(left) != 0 {
+				t.Errorf("multipart parts left: %v", left)
 			}
-			if err := s3atrace.Run(ctx, steps); err != nil {
-				t.Fatal(err)
-			}
-			r := inspectRoot(t, dir, root, d.Sink)
-			wantClean(t, r, 29)
-			if r.QueryID != d.QueryID {
-				t.Errorf("query id %q, want %q", r.QueryID, d.QueryID)
-			}
-			if r.OffsetsLog.Count != 11 || r.CommitLog.Count != 11 {
-				t.Errorf("offsets %d, commits %d entries; want the 11 minBatchesToRetain keeps", r.OffsetsLog.Count, r.CommitLog.Count)
-			}
-			fs, _ := filestore.New(filepath.Join(dir, "ckpt"))
-			files, latest, err := checkpoint.ReadFileSinkLog(ctx, fs, d.Sink+"/_spark_metadata")
-			if err != nil || latest != 29 || len(files) != 30 {
-				t.Errorf("sink log: %d files up to batch %d, %v; want 30 up to 29", len(files), latest, err)
-			}
-			temps, _ := filepath.Glob(filepath.Join(dir, "ckpt", root, "*", ".*.tmp"))
-			if len(temps) > 0 {
-				t.Errorf("temps left: %v", temps)
-			}
-			if m == s3atrace.Abortable {
-				if _, err := os.Stat(filepath.Join(dir, "ckpt", root, "state", "0", "1", "30.zip")); err != nil {
-					t.Errorf("the last RocksDB version: %v", err)
-				}
-				if left := hiddenLeft(t, dir); len(left) != 0 {
-					t.Errorf("multipart parts left: %v", left)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestServeS3ATraceRacingDrivers: 16 drivers of one query (one access
@@ -139,64 +146,60 @@ func TestServeS3ATraceFullQuery(t *testing.T) {
 // PUT (Abortable), the error S3A raises and the losing query fails with;
 // the winner's bytes are on the store and no temp is left.
 func TestServeS3ATraceRacingDrivers(t *testing.T) {
-	ep, dir := serve(t)
 	ctx := context.Background()
-	for _, m := range s3atrace.Managers {
-		t.Run(m.String(), func(t *testing.T) {
-			root := "race-" + m.String()
-			if err := s3atrace.Run(ctx, sparkDriver(ep, "ORDERSJOB", root, m, "").Start()); err != nil {
-				t.Fatal(err)
+	serveEachManager(t, "race", func(t *testing.T, ep, dir string, m s3atrace.Manager, root string) {
+		if err := s3atrace.Run(ctx, sparkDriver(ep, "ORDERSJOB", root, m, "").Start()); err != nil {
+			t.Fatal(err)
+		}
+		const n = 16
+		write := s3atrace.Copy
+		if m == s3atrace.Abortable {
+			write = s3atrace.Put
+		}
+		errs := make([]error, n)
+		var probed, wg sync.WaitGroup
+		probed.Add(n)
+		for i := range n {
+			d := sparkDriver(ep, "ORDERSJOB", root, m, s3atrace.UUID())
+			d.Bodies.Offsets = func(int64) []byte {
+				return fmt.Appendf(nil, "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":1}\n{\"writer\":%d}", i)
 			}
-			const n = 16
-			write := s3atrace.Copy
-			if m == s3atrace.Abortable {
-				write = s3atrace.Put
-			}
-			errs := make([]error, n)
-			var probed, wg sync.WaitGroup
-			probed.Add(n)
-			for i := range n {
-				d := sparkDriver(ep, "ORDERSJOB", root, m, s3atrace.UUID())
-				d.Bodies.Offsets = func(int64) []byte {
-					return fmt.Appendf(nil, "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":1}\n{\"writer\":%d}", i)
+			steps := group(d.Batch(0), root+"/offsets/0")
+			at := slices.IndexFunc(steps, func(s s3atrace.Step) bool { return s.Kind == write })
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := s3atrace.Run(ctx, steps[:at])
+				probed.Done()
+				probed.Wait() // every driver has seen offsets/0 absent
+				if err == nil {
+					err = s3atrace.Run(ctx, steps[at:])
 				}
-				steps := group(d.Batch(0), root+"/offsets/0")
-				at := slices.IndexFunc(steps, func(s s3atrace.Step) bool { return s.Kind == write })
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					err := s3atrace.Run(ctx, steps[:at])
-					probed.Done()
-					probed.Wait() // every driver has seen offsets/0 absent
-					if err == nil {
-						err = s3atrace.Run(ctx, steps[at:])
-					}
-					errs[i] = err
-				}()
-			}
-			wg.Wait()
-			won, err := s3atrace.Winner(errs)
-			if err != nil {
-				t.Fatalf("offsets/0: %v", err)
-			}
-			got, err := os.ReadFile(filepath.Join(dir, "ckpt", root, "offsets", "0"))
-			if err != nil || !strings.Contains(string(got), fmt.Sprintf(`{"writer":%d}`, won)) {
-				t.Fatalf("offsets/0 = %q, %v; want the winner's (%d)", got, err, won)
-			}
-			// An unconditional overwrite of the entry is refused too.
-			_, err = d0(ep, root).Client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(root + "/offsets/0"), Body: strings.NewReader("x")})
-			if status(err) != http.StatusPreconditionFailed && status(err) != http.StatusForbidden {
-				t.Fatalf("overwrite of offsets/0: %v (HTTP %d), want 412 or 403", err, status(err))
-			}
-			// A driver starting now sees it: Spark's FileAlreadyExistsException.
-			if err := s3atrace.Run(ctx, sparkDriver(ep, "ORDERSJOB", root, m, "").Batch(0)); !errors.Is(err, s3atrace.ErrExists) {
-				t.Fatalf("a late driver: %v, want %v", err, s3atrace.ErrExists)
-			}
-			if left, _ := filepath.Glob(filepath.Join(dir, "ckpt", root, "offsets", ".*.tmp")); len(left) > 0 {
-				t.Fatalf("temps left: %v", left)
-			}
-		})
-	}
+				errs[i] = err
+			}()
+		}
+		wg.Wait()
+		won, err := s3atrace.Winner(errs)
+		if err != nil {
+			t.Fatalf("offsets/0: %v", err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, "ckpt", root, "offsets", "0"))
+		if err != nil || !strings.Contains(string(got), fmt.Sprintf(`{"writer":%d}`, won)) {
+			t.Fatalf("offsets/0 = %q, %v; want the winner's (%d)", got, err, won)
+		}
+		// An unconditional overwrite of the entry is refused too.
+		_, err = d0(ep, root).Client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("ckpt"), Key: aws.String(root + "/offsets/0"), Body: strings.NewReader("x")})
+		if status(err) != http.StatusPreconditionFailed && status(err) != http.StatusForbidden {
+			t.Fatalf("overwrite of offsets/0: %v (HTTP %d), want 412 or 403", err, status(err))
+		}
+		// A driver starting now sees it: Spark's FileAlreadyExistsException.
+		if err := s3atrace.Run(ctx, sparkDriver(ep, "ORDERSJOB", root, m, "").Batch(0)); !errors.Is(err, s3atrace.ErrExists) {
+			t.Fatalf("a late driver: %v, want %v", err, s3atrace.ErrExists)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, "ckpt", root, "offsets", ".*.tmp")); len(left) > 0 {
+			t.Fatalf("temps left: %v", left)
+		}
+	})
 }
 
 // group is the steps of steps that write key.
@@ -220,33 +223,29 @@ func d0(endpoint, root string) *s3atrace.Driver {
 // does from what the root holds: its first write (the next offsets/N) is
 // 403 AccessDenied naming CKG-P014, and nothing of it lands.
 func TestServeS3ATraceSecondQuery(t *testing.T) {
-	ep, dir := serve(t)
 	ctx := context.Background()
-	for _, m := range s3atrace.Managers {
-		t.Run(m.String(), func(t *testing.T) {
-			root := "owned-" + m.String()
-			owner := sparkDriver(ep, "ORDERSJOB", root, m, "")
-			owner.Partitions = 1
-			if err := s3atrace.Run(ctx, owner.Query(2)); err != nil {
-				t.Fatal(err)
-			}
-			other := sparkDriver(ep, "BILLINGJOB", root, m, "")
-			other.Partitions = 1
-			steps, err := other.Resume(ctx, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = s3atrace.Run(ctx, steps)
-			wantOwnerRefusal(t, "second query's batch 2", err)
-			if !strings.Contains(err.Error(), root+"/offsets/") {
-				t.Errorf("refused at %v; want its offsets/2", err)
-			}
-			wantClean(t, inspectRoot(t, dir, root, ""), 1)
-			if left, _ := filepath.Glob(filepath.Join(dir, "ckpt", root, "offsets", ".*")); len(left) > 0 {
-				t.Errorf("the refused query left %v", left)
-			}
-		})
-	}
+	serveEachManager(t, "owned", func(t *testing.T, ep, dir string, m s3atrace.Manager, root string) {
+		owner := sparkDriver(ep, "ORDERSJOB", root, m, "")
+		owner.Partitions = 1
+		if err := s3atrace.Run(ctx, owner.Query(2)); err != nil {
+			t.Fatal(err)
+		}
+		other := sparkDriver(ep, "BILLINGJOB", root, m, "")
+		other.Partitions = 1
+		steps, err := other.Resume(ctx, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s3atrace.Run(ctx, steps)
+		wantOwnerRefusal(t, "second query's batch 2", err)
+		if !strings.Contains(err.Error(), root+"/offsets/") {
+			t.Errorf("refused at %v; want its offsets/2", err)
+		}
+		wantClean(t, inspectRoot(t, dir, root, ""), 1)
+		if left, _ := filepath.Glob(filepath.Join(dir, "ckpt", root, "offsets", ".*")); len(left) > 0 {
+			t.Errorf("the refused query left %v", left)
+		}
+	})
 }
 
 // TestServeS3ATraceMultipartSST: a RocksDB version whose SST is uploaded
