@@ -18,6 +18,7 @@ import (
 
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/storetest"
+	"github.com/ckgate/ckgate/internal/emulator"
 )
 
 func TestErrorMapping(t *testing.T) {
@@ -102,17 +103,7 @@ func (s *statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Body.Close()
 	}
 	body := fmt.Sprintf(`{"error":{"code":%d,"message":"injected %d","errors":[{"reason":"injected","message":"injected"}]}}`, s.code, s.code)
-	return &http.Response{
-		StatusCode:    s.code,
-		Status:        fmt.Sprintf("%d %s", s.code, http.StatusText(s.code)),
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        http.Header{"Content-Type": {"application/json"}},
-		Body:          io.NopCloser(strings.NewReader(body)),
-		ContentLength: int64(len(body)),
-		Request:       req,
-	}, nil
+	return emulator.Response(req, s.code, "application/json", body), nil
 }
 
 // TestServiceErrors drives every operation against a service that answers

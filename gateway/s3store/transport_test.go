@@ -3,11 +3,12 @@ package s3store
 import (
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/ckgate/ckgate/internal/emulator"
 )
 
 // faultTransport passes requests to the real transport, except the first
@@ -79,17 +80,7 @@ func answer(status int, code string) func(*http.Request) (*http.Response, error)
 		}
 		body := `<?xml version="1.0" encoding="UTF-8"?><Error><Code>` + code +
 			`</Code><Message>injected</Message><RequestId>test</RequestId></Error>`
-		return &http.Response{
-			Status:        strconv.Itoa(status) + " " + http.StatusText(status),
-			StatusCode:    status,
-			Proto:         "HTTP/1.1",
-			ProtoMajor:    1,
-			ProtoMinor:    1,
-			Header:        http.Header{"Content-Type": {"application/xml"}},
-			Body:          io.NopCloser(strings.NewReader(body)),
-			ContentLength: int64(len(body)),
-			Request:       r,
-		}, nil
+		return emulator.Response(r, status, "application/xml", body), nil
 	}
 }
 

@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -187,15 +186,5 @@ func (d *deleteConditions) RoundTrip(req *http.Request) (*http.Response, error) 
 func preconditionFailed(req *http.Request) *http.Response {
 	body := `{"error":{"code":412,"message":"At least one of the pre-conditions you specified did not hold.",` +
 		`"errors":[{"domain":"global","reason":"conditionNotMet","message":"At least one of the pre-conditions you specified did not hold."}]}}`
-	return &http.Response{
-		Status:        "412 Precondition Failed",
-		StatusCode:    http.StatusPreconditionFailed,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        http.Header{"Content-Type": {"application/json; charset=UTF-8"}},
-		Body:          io.NopCloser(bytes.NewReader([]byte(body))),
-		ContentLength: int64(len(body)),
-		Request:       req,
-	}
+	return Response(req, http.StatusPreconditionFailed, "application/json; charset=UTF-8", body)
 }
