@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/backendtest"
 	"github.com/ckgate/ckgate/internal/emulator"
 )
 
@@ -112,3 +113,7 @@ func makeBucket(t testing.TB, s *Store) {
 }
 
 var _ gateway.Store = (*Store)(nil)
+
+func TestMakeBucketTwice(t *testing.T) {
+	backendtest.WantMakeBucketTwice(t, newStore(t, ""))
+}

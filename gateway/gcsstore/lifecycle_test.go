@@ -2,7 +2,6 @@ package gcsstore
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -106,16 +105,7 @@ func TestBucketLifecycleResource(t *testing.T) {
 		"retentionPolicy":  map[string]any{"retentionPeriod": "86400", "isLocked": true, "effectiveTime": "2024-04-05T10:00:00.000Z"},
 	})
 	s := newStoreOn(t, newClient(t, rt), "team/q1")
-	lr, ok := gateway.As[interface {
-		BucketLifecycle(context.Context) ([]byte, error)
-	}](gateway.WithPrefix(s, "x"))
-	if !ok {
-		t.Fatal("BucketLifecycle not found through a decorator")
-	}
-	b, err := lr.BucketLifecycle(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := backendtest.BucketLifecycleThroughDecorator(t, s)
 	var got map[string]any
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)

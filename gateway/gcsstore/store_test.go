@@ -14,17 +14,12 @@ import (
 	"google.golang.org/api/googleapi"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/backendtest"
 	"github.com/ckgate/ckgate/gateway/storetest"
 )
 
 func TestMakeBucketTwice(t *testing.T) {
-	s := newStore(t)
-	if err := s.MakeBucket(t.Context()); err != nil {
-		t.Fatalf("second make bucket: %v", err)
-	}
-	if err := gateway.MakeBucket(t.Context(), gateway.WithPrefix(s, "x")); err != nil {
-		t.Fatalf("make bucket through a decorator: %v", err)
-	}
+	backendtest.WantMakeBucketTwice(t, newStore(t))
 }
 
 func TestMissingBucket(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/backendtest"
+	"github.com/ckgate/ckgate/internal/emulator"
 )
 
 // isConfigGet matches a GET of the bucket subresource sub (lifecycle,
@@ -28,14 +28,11 @@ func isConfigGet(sub string) func(*http.Request) bool {
 // the request: what S3 itself would say where versitygw cannot.
 func answerXML(body string, header ...string) func(*http.Request) (*http.Response, error) {
 	return func(r *http.Request) (*http.Response, error) {
-		h := http.Header{"Content-Type": {"application/xml"}}
+		resp := emulator.Response(r, http.StatusOK, "application/xml", body)
 		for i := 0; i+1 < len(header); i += 2 {
-			h.Set(header[i], header[i+1])
+			resp.Header.Set(header[i], header[i+1])
 		}
-		return &http.Response{
-			Status: "200 OK", StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-			Header: h, Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: r,
-		}, nil
+		return resp, nil
 	}
 }
 
@@ -136,16 +133,7 @@ func TestBucketLifecycleRules(t *testing.T) {
 <Rule><ID>everything</ID><Filter></Filter><Status>Disabled</Status><Transition><Days>30</Days><StorageClass>GLACIER</StorageClass></Transition></Rule>
 </LifecycleConfiguration>`
 	s := storeWith(t, &faultTransport{match: isConfigGet("lifecycle"), fault: answerXML(xml, "x-amz-transition-default-minimum-object-size", "all_storage_classes_128K")})
-	lr, ok := gateway.As[interface {
-		BucketLifecycle(context.Context) ([]byte, error)
-	}](gateway.WithPrefix(s, "x"))
-	if !ok {
-		t.Fatal("BucketLifecycle not found through a decorator")
-	}
-	b, err := lr.BucketLifecycle(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := backendtest.BucketLifecycleThroughDecorator(t, s)
 	if strings.Contains(string(b), "null") {
 		t.Errorf("document holds nulls: %s", b)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/gateway/backendtest"
 	"github.com/ckgate/ckgate/gateway/storetest"
 	"github.com/ckgate/ckgate/internal/emulator"
 )
@@ -87,11 +88,5 @@ func TestConformanceBackendPrefix(t *testing.T) {
 }
 
 func TestMakeBucketTwice(t *testing.T) {
-	s := newStore(t)
-	if err := s.MakeBucket(t.Context()); err != nil {
-		t.Fatalf("second make bucket: %v", err)
-	}
-	if err := gateway.MakeBucket(t.Context(), gateway.WithPrefix(s, "x")); err != nil {
-		t.Fatalf("make bucket through a decorator: %v", err)
-	}
+	backendtest.WantMakeBucketTwice(t, newStore(t))
 }
