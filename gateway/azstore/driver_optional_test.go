@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/drivertest"
 )
 
@@ -20,16 +21,12 @@ func (c *listCounter) Do(r *http.Request) (*http.Response, error) {
 
 // The driver's ranged reads, pages and copies, raw and under a prefix.
 func TestDriverOptional(t *testing.T) {
-	for _, prefix := range []string{"", "tenant/q1/"} {
-		t.Run("prefix="+prefix, func(t *testing.T) {
-			var lc listCounter
-			opts := testClientOptions()
-			opts.Transport = &lc
-			t.Run("range", func(t *testing.T) { drivertest.Range(t, newStore(t, "").d, prefix) })
-			t.Run("page", func(t *testing.T) { drivertest.Page(t, newStoreWith(t, "", opts).d, prefix, lc.n.Load, true) })
-			t.Run("copy", func(t *testing.T) { drivertest.Copy(t, newStore(t, "").d, prefix) })
-		})
-	}
+	drivertest.Run(t, func(t *testing.T) (gateway.Driver, func() int64) {
+		lc := new(listCounter)
+		opts := testClientOptions()
+		opts.Transport = lc
+		return newStoreWith(t, "", opts).d, lc.n.Load
+	}, true)
 }
 
 // BenchmarkListPage: a continuation page costs one List Blobs.

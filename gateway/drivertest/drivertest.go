@@ -1,8 +1,9 @@
 // Package drivertest checks a backend driver's optional operations
 // (gateway.RangeDriver, PageDriver, CopyDriver) at the driver itself, on
 // full (prefixed) names, against the contracts in gateway/driver_optional.go.
-// A backend's tests call Range, Page and Copy on its driver over a real
-// service, once without and once under a prefix.
+// A backend's test calls Run with a constructor of its drivers over a real
+// service; Run checks Range, Page and Copy, once without and once under a
+// prefix.
 package drivertest
 
 import (

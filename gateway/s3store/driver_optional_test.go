@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/drivertest"
 )
 
@@ -22,15 +23,11 @@ func (c *listCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // The driver's ranged reads, pages and copies, raw and under a prefix.
 func TestDriverOptional(t *testing.T) {
-	for _, prefix := range []string{"", "tenant/q1/"} {
-		t.Run("prefix="+prefix, func(t *testing.T) {
-			var lc listCounter
-			client := newClient(t, func(o *s3.Options) { o.HTTPClient = &http.Client{Transport: &lc} })
-			t.Run("range", func(t *testing.T) { drivertest.Range(t, newStoreOn(t, client, "").d, prefix) })
-			t.Run("page", func(t *testing.T) { drivertest.Page(t, newStoreOn(t, client, "").d, prefix, lc.n.Load, false) })
-			t.Run("copy", func(t *testing.T) { drivertest.Copy(t, newStoreOn(t, client, "").d, prefix) })
-		})
-	}
+	drivertest.Run(t, func(t *testing.T) (gateway.Driver, func() int64) {
+		lc := new(listCounter)
+		s := newStoreOn(t, newClient(t, func(o *s3.Options) { o.HTTPClient = &http.Client{Transport: lc} }), "")
+		return s.d, lc.n.Load
+	}, false)
 }
 
 // BenchmarkListPage: a continuation page costs one ListObjectsV2.
