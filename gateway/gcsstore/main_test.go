@@ -26,15 +26,13 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	emu, startErr = emulator.StartFakeGCS(ctx)
-	cancel()
-	if startErr == nil {
-		os.Setenv(EmulatorHostEnv, emu.Host)
-	}
-	code := m.Run()
-	emu.Stop()
-	os.Exit(code)
+	os.Exit(emulator.RunTests(m, func(ctx context.Context) (*emulator.GCSEmulator, error) {
+		e, err := emulator.StartFakeGCS(ctx)
+		if err == nil {
+			os.Setenv(EmulatorHostEnv, e.Host)
+		}
+		return e, err
+	}, &emu, &startErr))
 }
 
 // fastRetry makes the library's retries back off for a millisecond, not a

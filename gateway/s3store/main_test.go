@@ -1,7 +1,6 @@
 package s3store
 
 import (
-	"context"
 	"crypto/rand"
 	"os"
 	"strings"
@@ -26,12 +25,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	emu, startErr = emulator.StartVersitygw(ctx)
-	cancel()
-	code := m.Run()
-	emu.Stop()
-	os.Exit(code)
+	os.Exit(emulator.RunTests(m, emulator.StartVersitygw, &emu, &startErr))
 }
 
 // newClient returns a client of the emulator with the root credentials and
