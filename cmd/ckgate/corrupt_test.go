@@ -13,12 +13,13 @@ import (
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/checkpoint/corrupttest"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/filetree"
 )
 
 // readDir returns every file under root (dotfiles too), by slash path.
 func readDir(t *testing.T, root string) map[string][]byte {
 	t.Helper()
-	files, err := corrupttest.ReadDir(root)
+	files, err := filetree.Read(root)
 	if err != nil {
 		t.Fatal(err)
 	}

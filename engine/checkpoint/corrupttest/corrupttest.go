@@ -14,10 +14,7 @@ package corrupttest
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,28 +24,6 @@ import (
 
 // Files is a checkpoint: key → bytes.
 type Files map[string][]byte
-
-// ReadDir reads every file under root (dotfiles too), keyed by its slash
-// path relative to root.
-func ReadDir(root string) (Files, error) {
-	out := Files{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		out[filepath.ToSlash(r)] = b
-		return nil
-	})
-	return out, err
-}
 
 // Clone returns a deep copy.
 func (f Files) Clone() Files {
