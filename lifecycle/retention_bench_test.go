@@ -3,8 +3,6 @@ package lifecycle_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -155,15 +153,7 @@ func BenchmarkRetention10k(b *testing.B) {
 	b.Run("local", func(b *testing.B) {
 		benchRetention(b, "local", "<1000", func() (gateway.Store, int) {
 			dir := b.TempDir()
-			files := writeRetentionCheckpoint(b, func(key string, data []byte) {
-				p := filepath.Join(dir, filepath.FromSlash(key))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					b.Fatal(err)
-				}
-				if err := os.WriteFile(p, data, 0o644); err != nil {
-					b.Fatal(err)
-				}
-			})
+			files := writeRetentionCheckpoint(b, func(key string, data []byte) { writeFile(b, dir, key, data) })
 			st, err := filestore.New(dir)
 			if err != nil {
 				b.Fatal(err)

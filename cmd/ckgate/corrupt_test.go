@@ -29,14 +29,8 @@ func readDir(t *testing.T, root string) map[string][]byte {
 // writeDir writes files under root, making directories as needed.
 func writeDir(t *testing.T, root string, files map[string][]byte) {
 	t.Helper()
-	for k, v := range files {
-		p := filepath.Join(root, filepath.FromSlash(k))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, v, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := filetree.Write(root, files); err != nil {
+		t.Fatal(err)
 	}
 }
 

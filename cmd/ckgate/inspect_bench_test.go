@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +17,7 @@ import (
 	"github.com/ckgate/ckgate/gateway/s3store"
 	"github.com/ckgate/ckgate/internal/benchsum"
 	"github.com/ckgate/ckgate/internal/emulator"
+	"github.com/ckgate/ckgate/internal/filetree"
 )
 
 // The checkpoint of the inspect benchmark (the figure): a Spark
@@ -105,11 +104,7 @@ func BenchmarkInspect10k(b *testing.B) {
 	b.Run("local", func(b *testing.B) {
 		dir := b.TempDir()
 		files := writeBenchCheckpoint(func(key string, data []byte) {
-			p := filepath.Join(dir, filepath.FromSlash(key))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				b.Fatal(err)
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
+			if err := filetree.WriteFile(dir, key, data); err != nil {
 				b.Fatal(err)
 			}
 		})
