@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/ckgate/ckgate/gateway/stores"
 	"github.com/ckgate/ckgate/internal/benchsum"
 	"github.com/ckgate/ckgate/internal/emulator"
+	"github.com/ckgate/ckgate/internal/filetree"
 	"github.com/ckgate/ckgate/lifecycle"
 )
 
@@ -40,16 +40,7 @@ func openStore(t testing.TB, raw string) gateway.Store {
 // tree returns every file under dir (relative path → bytes).
 func tree(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = b
-		return err
-	})
+	out, err := filetree.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,13 @@ package lifecycle_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/checkpoint/checkpointtest"
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/filestore"
 	"github.com/ckgate/ckgate/internal/benchsum"
@@ -34,53 +33,35 @@ const (
 // writeRetentionCheckpoint calls put for every file of the benchmark
 // checkpoint and returns how many there are.
 func writeRetentionCheckpoint(tb testing.TB, put func(key string, data []byte)) int {
-	files := 0
-	w := func(key string, data []byte, err error) {
-		if err != nil {
-			tb.Fatal(err)
-		}
-		put(key, data)
-		files++
-	}
-	w(checkpoint.MetadataKey, checkpoint.StreamMetadata{ID: "6b1f2d8e-0000-4000-8000-00000000re10"}.Encode(), nil)
-	delta := checkpoint.EncodeDelta([]checkpoint.StateRecord{{Key: []byte("user-1"), Value: make([]byte, 24)}})
-	snap, err := checkpoint.EncodeSnapshot([]checkpoint.StateRecord{{Key: []byte("user-1"), Value: make([]byte, 24)}})
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var entries []checkpoint.FileEntry
-	for n := int64(0); n < retBenchBatches; n++ {
-		seq := checkpoint.OffsetSeq{Metadata: &checkpoint.OffsetSeqMetadata{BatchWatermarkMs: n * 1000, BatchTimestampMs: 1700000000000 + n*1000},
-			Sources: []checkpoint.OffsetEntry{{JSON: checkpoint.EncodeFileSourceOffset(n), Present: true}}}
-		data, err := seq.Encode()
-		w(checkpoint.OffsetsKey(n), data, err)
-		data, err = checkpoint.CommitMetadata{NextBatchWatermarkMs: n*1000 + 500}.Encode()
-		w(checkpoint.CommitKey(n), data, err)
+	files, err := checkpointtest.SparkHDFS{
+		QueryID: "6b1f2d8e-0000-4000-8000-00000000re10",
+		Batches: retBenchBatches, Versions: retBenchVersions, Ops: retBenchOps, Parts: retBenchParts,
+		Delta:    []checkpoint.StateRecord{{Key: []byte("user-1"), Value: make([]byte, 24)}},
+		Snapshot: []checkpoint.StateRecord{{Key: []byte("user-1"), Value: make([]byte, 24)}},
+		Source:   checkpoint.EncodeFileSourceOffset,
 		// The file source log of the latest 200 batches (its compactions
 		// hold those entries only: the planner goes by names).
-		if n >= retBenchBatches-2*lifecycle.DefaultMinBatches {
+		Batch: func(n int64, put func(key string, data []byte)) error {
+			if n < retBenchBatches-2*lifecycle.DefaultMinBatches {
+				return nil
+			}
 			e := checkpoint.FileEntry{Path: fmt.Sprintf("file:///in/f-%05d.json", n), Timestamp: 1700000000000 + n, BatchID: n}
 			entries = append(entries, e)
 			name, log := fmt.Sprint(n), []checkpoint.FileEntry{e}
 			if checkpoint.IsCompactionBatch(n, checkpoint.DefaultCompactInterval) {
 				name, log = name+".compact", entries
 			}
-			data, err = checkpoint.EncodeFileSourceLog(log)
-			w("sources/0/"+name, data, err)
-		}
-		v := n + 1
-		if v <= retBenchBatches-retBenchVersions {
-			continue
-		}
-		for op := range retBenchOps {
-			for part := range retBenchParts {
-				dir := checkpoint.StoreDirKey(fmt.Sprint(op), part, checkpoint.DefaultStore)
-				w(fmt.Sprintf("%s/%d.delta", dir, v), delta, nil)
-				if v%10 == 0 {
-					w(fmt.Sprintf("%s/%d.snapshot", dir, v), snap, nil)
-				}
+			data, err := checkpoint.EncodeFileSourceLog(log)
+			if err != nil {
+				return err
 			}
-		}
+			put("sources/0/"+name, data)
+			return nil
+		},
+	}.Write(put)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return files
 }
@@ -172,15 +153,7 @@ func BenchmarkRetention10k(b *testing.B) {
 	b.Run("local", func(b *testing.B) {
 		benchRetention(b, "local", "<1000", func() (gateway.Store, int) {
 			dir := b.TempDir()
-			files := writeRetentionCheckpoint(b, func(key string, data []byte) {
-				p := filepath.Join(dir, filepath.FromSlash(key))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					b.Fatal(err)
-				}
-				if err := os.WriteFile(p, data, 0o644); err != nil {
-					b.Fatal(err)
-				}
-			})
+			files := writeRetentionCheckpoint(b, func(key string, data []byte) { writeFile(b, dir, key, data) })
 			st, err := filestore.New(dir)
 			if err != nil {
 				b.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway/filestore"
+	"github.com/ckgate/ckgate/internal/filetree"
 	"github.com/ckgate/ckgate/lifecycle"
 )
 
@@ -49,11 +50,7 @@ func rocksZip(t testing.TB, ssts ...string) []byte {
 
 func writeFile(t testing.TB, root, key string, data []byte) {
 	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(key))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+	if err := filetree.WriteFile(root, key, data); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -13,12 +13,13 @@ import (
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/engine/checkpoint/corrupttest"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/filetree"
 )
 
 // readDir returns every file under root (dotfiles too), by slash path.
 func readDir(t *testing.T, root string) map[string][]byte {
 	t.Helper()
-	files, err := corrupttest.ReadDir(root)
+	files, err := filetree.Read(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,14 +29,8 @@ func readDir(t *testing.T, root string) map[string][]byte {
 // writeDir writes files under root, making directories as needed.
 func writeDir(t *testing.T, root string, files map[string][]byte) {
 	t.Helper()
-	for k, v := range files {
-		p := filepath.Join(root, filepath.FromSlash(k))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, v, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := filetree.Write(root, files); err != nil {
+		t.Fatal(err)
 	}
 }
 

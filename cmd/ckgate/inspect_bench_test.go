@@ -6,18 +6,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/checkpoint/checkpointtest"
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/s3store"
 	"github.com/ckgate/ckgate/internal/benchsum"
 	"github.com/ckgate/ckgate/internal/emulator"
+	"github.com/ckgate/ckgate/internal/filetree"
 )
 
 // The checkpoint of the inspect benchmark (the figure): a Spark
@@ -33,51 +33,23 @@ const (
 	benchVersions = 100
 )
 
-// writeBenchCheckpoint calls put for every file of the checkpoint (it
-// mirrors engine/checkpoint's test builder, which cannot be imported).
+// writeBenchCheckpoint calls put for every file of the checkpoint and
+// returns how many there are.
 func writeBenchCheckpoint(put func(key string, data []byte)) int {
-	files := 0
-	w := func(key string, data []byte, err error) {
-		if err != nil {
-			panic(err)
-		}
-		put(key, data)
-		files++
-	}
-	w(checkpoint.MetadataKey, checkpoint.StreamMetadata{ID: "6b1f2d8e-0000-4000-8000-00000000b10c"}.Encode(), nil)
-	conf := map[string]string{checkpoint.ConfShufflePartitions: fmt.Sprint(benchParts),
-		checkpoint.ConfProviderClass: "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"}
-	for op := range benchOps {
-		m := checkpoint.OperatorMetadata{OperatorID: int64(op), OperatorName: "stateStoreSave",
-			Stores: []checkpoint.StoreMetadata{{Name: checkpoint.DefaultStore, NumPartitions: benchParts}}}
-		data, err := m.Encode()
-		w(checkpoint.OperatorMetadataKey(fmt.Sprint(op)), data, err)
-	}
-	delta := checkpoint.EncodeDelta([]checkpoint.StateRecord{{Key: []byte("user-1"), Value: make([]byte, 24)}, {Key: []byte("user-3"), Delete: true}})
-	snap, err := checkpoint.EncodeSnapshot([]checkpoint.StateRecord{{Key: []byte("user-1"), Value: make([]byte, 24)}, {Key: []byte("user-2"), Value: make([]byte, 24)}})
+	files, err := checkpointtest.SparkHDFS{
+		QueryID: "6b1f2d8e-0000-4000-8000-00000000b10c",
+		Batches: benchBatches, Versions: benchVersions, Ops: benchOps, Parts: benchParts,
+		Delta:    []checkpoint.StateRecord{{Key: []byte("user-1"), Value: make([]byte, 24)}, {Key: []byte("user-3"), Delete: true}},
+		Snapshot: []checkpoint.StateRecord{{Key: []byte("user-1"), Value: make([]byte, 24)}, {Key: []byte("user-2"), Value: make([]byte, 24)}},
+		Conf: map[string]string{checkpoint.ConfShufflePartitions: fmt.Sprint(benchParts),
+			checkpoint.ConfProviderClass: "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"},
+		OperatorMetadata: true,
+		Source: func(n int64) string {
+			return checkpoint.EncodeKafkaOffsets(map[string]map[int32]int64{"clicks": {0: n * 100, 1: n * 100, 2: n * 100, 3: n * 100}})
+		},
+	}.Write(put)
 	if err != nil {
 		panic(err)
-	}
-	for n := int64(0); n < benchBatches; n++ {
-		seq := checkpoint.OffsetSeq{Metadata: &checkpoint.OffsetSeqMetadata{BatchWatermarkMs: n * 1000, BatchTimestampMs: 1700000000000 + n*1000, Conf: conf},
-			Sources: []checkpoint.OffsetEntry{{JSON: checkpoint.EncodeKafkaOffsets(map[string]map[int32]int64{"clicks": {0: n * 100, 1: n * 100, 2: n * 100, 3: n * 100}}), Present: true}}}
-		data, err := seq.Encode()
-		w(checkpoint.OffsetsKey(n), data, err)
-		data, err = checkpoint.CommitMetadata{NextBatchWatermarkMs: n*1000 + 500}.Encode()
-		w(checkpoint.CommitKey(n), data, err)
-		v := n + 1 // batch n writes state version n+1
-		if v <= benchBatches-benchVersions {
-			continue
-		}
-		for op := range benchOps {
-			for part := range benchParts {
-				dir := checkpoint.StoreDirKey(fmt.Sprint(op), part, checkpoint.DefaultStore)
-				w(fmt.Sprintf("%s/%d.delta", dir, v), delta, nil)
-				if v%10 == 0 {
-					w(fmt.Sprintf("%s/%d.snapshot", dir, v), snap, nil)
-				}
-			}
-		}
 	}
 	return files
 }
@@ -132,11 +104,7 @@ func BenchmarkInspect10k(b *testing.B) {
 	b.Run("local", func(b *testing.B) {
 		dir := b.TempDir()
 		files := writeBenchCheckpoint(func(key string, data []byte) {
-			p := filepath.Join(dir, filepath.FromSlash(key))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				b.Fatal(err)
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
+			if err := filetree.WriteFile(dir, key, data); err != nil {
 				b.Fatal(err)
 			}
 		})

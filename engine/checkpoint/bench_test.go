@@ -3,14 +3,13 @@ package checkpoint
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/filestore"
 	"github.com/ckgate/ckgate/gateway/memstore"
+	"github.com/ckgate/ckgate/internal/filetree"
 )
 
 // The ckgate checkpoint of the benchmark: 10,000 batches, every offsets
@@ -86,11 +85,7 @@ func BenchmarkInspect10k(b *testing.B) {
 		dir := b.TempDir()
 		files := 0
 		writeBenchCheckpoint(100, func(key string, data []byte) {
-			p := filepath.Join(dir, filepath.FromSlash(key))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				b.Fatal(err)
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
+			if err := filetree.WriteFile(dir, key, data); err != nil {
 				b.Fatal(err)
 			}
 			files++

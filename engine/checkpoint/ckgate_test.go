@@ -56,27 +56,32 @@ func TestInspectCkgateTips(t *testing.T) {
 }
 
 func TestInspectCkgateBrokenChains(t *testing.T) {
-	t.Run("a missing base", func(t *testing.T) {
-		b := ckgateBase(t)
-		del(t, b.st, "state/0/1/7_0000070001.delta")
-		r := inspect(t, b.st, Options{})
-		p := operator(t, r, "0").Stores[0].Partitions[1]
-		if p.Rebuildable || !strings.Contains(p.Problem, "state/0/1/7_0000070001.delta, named by state/0/1/8_0000080001.delta, is missing") {
-			t.Errorf("problem %q", p.Problem)
-		}
-		if !slices.Equal(findingsOf(r, SeverityWarning), []string{"error state-unrebuildable state/0/1"}) {
-			t.Errorf("findings %q", findingsOf(r, SeverityWarning))
-		}
-	})
-	t.Run("a missing tip", func(t *testing.T) {
-		b := ckgateBase(t)
-		del(t, b.st, "state/1/0/8_0000080100.delta")
-		r := inspect(t, b.st, Options{})
-		p := operator(t, r, "1").Stores[0].Partitions[0]
-		if p.Rebuildable || !strings.Contains(p.Problem, "named by commits/7, is missing") {
-			t.Errorf("problem %q", p.Problem)
-		}
-	})
+	// a file of a chain deleted: the partition cannot be rebuilt, and
+	// the problem names the file and what named it
+	for _, c := range []struct {
+		name, key, op string
+		part          int
+		problem       string
+		findings      []string
+	}{
+		{"a missing base", "state/0/1/7_0000070001.delta", "0", 1,
+			"state/0/1/7_0000070001.delta, named by state/0/1/8_0000080001.delta, is missing", []string{"error state-unrebuildable state/0/1"}},
+		{"a missing tip", "state/1/0/8_0000080100.delta", "1", 0,
+			"named by commits/7, is missing", []string{"error state-unrebuildable state/1/0"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := ckgateBase(t)
+			del(t, b.st, c.key)
+			r := inspect(t, b.st, Options{})
+			p := operator(t, r, c.op).Stores[0].Partitions[c.part]
+			if p.Rebuildable || !strings.Contains(p.Problem, c.problem) {
+				t.Errorf("problem %q", p.Problem)
+			}
+			if !slices.Equal(findingsOf(r, SeverityWarning), c.findings) {
+				t.Errorf("findings %q", findingsOf(r, SeverityWarning))
+			}
+		})
+	}
 	t.Run("a corrupt chain file", func(t *testing.T) {
 		b := ckgateBase(t)
 		d := b.get("state/0/2/6_0000060002.snapshot")

@@ -8,10 +8,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/memstore"
+	"github.com/ckgate/ckgate/internal/filetree"
 )
 
 // Section B of INDEX.md: single logs and log directories.
@@ -468,22 +467,16 @@ func TestGoldenManifest(t *testing.T) {
 	}
 }
 
-func walkSpark(t *testing.T, fn func(rel string, data []byte)) {
-	t.Helper()
-	err := filepath.WalkDir(sparkRoot, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(sparkRoot, p)
-		fn(filepath.ToSlash(rel), b)
-		return nil
-	})
+// walkSpark calls fn for every file of the golden checkpoints (dotfiles
+// too), by slash path under sparkRoot, in the order of those paths.
+func walkSpark(tb testing.TB, fn func(rel string, data []byte)) {
+	tb.Helper()
+	files, err := filetree.Read(sparkRoot)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
+	}
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
+		fn(rel, files[rel])
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/ckgate/ckgate/engine/checkpoint/corrupttest"
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/memstore"
+	"github.com/ckgate/ckgate/internal/filetree"
 )
 
 // sparkCorpus are the real Spark checkpoints the corrupt corpus is derived
@@ -26,11 +27,11 @@ var sparkCorpus = []string{
 
 func readTree(t *testing.T, rel string) corrupttest.Files {
 	t.Helper()
-	files, err := corrupttest.ReadDir(filepath.Join("../../testdata/spark", filepath.FromSlash(rel)))
+	files, err := filetree.Read(filepath.Join("../../testdata/spark", filepath.FromSlash(rel)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return files
+	return corrupttest.Files(files)
 }
 
 // TestCorruptSparkCheckpoints: for every corruption of real Spark

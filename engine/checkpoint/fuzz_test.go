@@ -3,8 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"context"
-	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,26 +20,12 @@ import (
 func seed(f *testing.F, match func(rel string) bool) {
 	f.Helper()
 	n := 0
-	err := filepath.WalkDir(sparkRoot, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	walkSpark(f, func(rel string, b []byte) {
+		if match(rel) {
+			f.Add(b)
+			n++
 		}
-		rel, _ := filepath.Rel(sparkRoot, p)
-		rel = filepath.ToSlash(rel)
-		if !match(rel) {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		f.Add(b)
-		n++
-		return nil
 	})
-	if err != nil {
-		f.Fatal(err)
-	}
 	if n == 0 {
 		f.Fatal("no seed file matched")
 	}
@@ -60,15 +45,12 @@ func suffix(s string) func(string) bool {
 // decompressed seeds the decoded content of lz4 files.
 func decompressed(f *testing.F, ext string) {
 	f.Helper()
-	_ = filepath.WalkDir(sparkRoot, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ext) && !strings.HasPrefix(d.Name(), ".") {
-			if b, err := os.ReadFile(p); err == nil {
-				if raw, err := DecodeLZ4Block(b, 0); err == nil {
-					f.Add(raw)
-				}
+	walkSpark(f, func(rel string, b []byte) {
+		if strings.HasSuffix(rel, ext) && !strings.HasPrefix(path.Base(rel), ".") {
+			if raw, err := DecodeLZ4Block(b, 0); err == nil {
+				f.Add(raw)
 			}
 		}
-		return nil
 	})
 }
 

@@ -3,15 +3,17 @@ package checkpoint
 import (
 	"context"
 	"hash/crc32"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/filestore"
 	"github.com/ckgate/ckgate/gateway/memstore"
+	"github.com/ckgate/ckgate/internal/filetree"
 )
 
 // sparkRoot is the copy of Spark's golden checkpoints in the repository.
@@ -46,21 +48,12 @@ func sparkStore(t testing.TB, rel string) gateway.Store {
 func memCopy(t testing.TB, rel, prefix string) *memstore.Store {
 	t.Helper()
 	ms := memstore.New()
-	root := sparkPath(rel)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r, _ := filepath.Rel(root, p)
-		put(t, ms, prefix+filepath.ToSlash(r), b)
-		return nil
-	})
+	files, err := filetree.Read(sparkPath(rel))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(files)) {
+		put(t, ms, prefix+k, files[k])
 	}
 	return ms
 }

@@ -10,32 +10,32 @@ func OffsetPosition(o SourceOffset) (pos int64, kind string, ok bool) {
 	switch o.Kind {
 	case OffsetLong:
 		if o.Value != nil {
-			return *o.Value, o.Kind, true
+			pos, ok = *o.Value, true
 		}
 	case OffsetFile:
 		if o.LogOffset != nil {
-			return *o.LogOffset, o.Kind, true
+			pos, ok = *o.LogOffset, true
 		}
 	case OffsetKafka:
-		var sum int64
-		for _, p := range o.Kafka {
-			sum += p.Offset
-		}
-		if len(o.Kafka) > 0 {
-			return sum, o.Kind, true
-		}
+		pos, ok = sumOf(o.Kafka, func(p KafkaPartitionOffset) int64 { return p.Offset })
 	case OffsetRate:
-		var sum int64
-		for _, p := range o.Rate {
-			sum += p.Value
-		}
-		if len(o.Rate) > 0 {
-			return sum, o.Kind, true
-		}
+		pos, ok = sumOf(o.Rate, func(p RateOffset) int64 { return p.Value })
 	case OffsetDelta:
 		if o.Delta != nil {
-			return o.Delta.ReservoirVersion, o.Kind, true
+			pos, ok = o.Delta.ReservoirVersion, true
 		}
 	}
-	return 0, "", false
+	if !ok {
+		return 0, "", false
+	}
+	return pos, o.Kind, true
+}
+
+// sumOf sums the position of every partition of a source offset; ok is
+// false when there is none (no offset yet).
+func sumOf[P any](parts []P, position func(P) int64) (sum int64, ok bool) {
+	for _, p := range parts {
+		sum += position(p)
+	}
+	return sum, len(parts) > 0
 }

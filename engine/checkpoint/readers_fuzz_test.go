@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"strings"
 	"testing"
 
@@ -127,25 +125,12 @@ func FuzzReaders(f *testing.F) {
 func sparkSeeds(f *testing.F, prefix byte, match func(rel string) bool) {
 	f.Helper()
 	n := 0
-	err := filepath.WalkDir(sparkRoot, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") {
-			return err
+	walkSpark(f, func(rel string, b []byte) {
+		if !strings.HasPrefix(path.Base(rel), ".") && match(rel) {
+			f.Add(append([]byte{prefix}, b...))
+			n++
 		}
-		rel, _ := filepath.Rel(sparkRoot, p)
-		if !match(filepath.ToSlash(rel)) {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		f.Add(append([]byte{prefix}, b...))
-		n++
-		return nil
 	})
-	if err != nil {
-		f.Fatal(err)
-	}
 	if n == 0 {
 		f.Fatalf("no seed for reader %d", prefix)
 	}

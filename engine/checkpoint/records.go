@@ -32,15 +32,11 @@ func countKVRecords(b []byte, allowDeletes bool) (RecordCounts, error) {
 		if keyLen == -1 {
 			break
 		}
-		if keyLen < 0 {
-			return c, corruptf("record at byte %d: key size cannot be %d", off-4, keyLen)
+		valLen, next, err := recordKey(b, off, keyLen, "record", off-4)
+		if err != nil {
+			return c, err
 		}
-		if int64(len(b)-off) < int64(keyLen)+4 {
-			return c, truncatedf("record at byte %d: key of %d bytes cut", off-4, keyLen)
-		}
-		off += int(keyLen)
-		valLen := int32(binary.BigEndian.Uint32(b[off:]))
-		off += 4
+		off = next
 		if valLen < 0 {
 			if !allowDeletes {
 				return c, corruptf("snapshot record at byte %d: value size cannot be %d", off-4, valLen)
@@ -48,16 +44,38 @@ func countKVRecords(b []byte, allowDeletes bool) (RecordCounts, error) {
 			c.Deletes++
 			continue
 		}
-		if int64(len(b)-off) < int64(valLen) {
-			return c, truncatedf("record at byte %d: value of %d bytes cut", off-4, valLen)
+		if off, err = recordValue(b, off, valLen, "record"); err != nil {
+			return c, err
 		}
-		off += int(valLen)
 		c.Puts++
 	}
 	if off != len(b) {
 		return c, corruptf("%d bytes after the end marker", len(b)-off)
 	}
 	return c, nil
+}
+
+// recordKey checks the key of keyLen bytes at b[off:] of the record
+// (kind: "record", "changelog record") that starts at byte at, and reads
+// the value size after the key. next is the offset of the value.
+func recordKey(b []byte, off int, keyLen int32, kind string, at int) (valLen int32, next int, err error) {
+	if keyLen < 0 {
+		return 0, off, corruptf("%s at byte %d: key size cannot be %d", kind, at, keyLen)
+	}
+	if int64(len(b)-off) < int64(keyLen)+4 {
+		return 0, off, truncatedf("%s at byte %d: key of %d bytes cut", kind, at, keyLen)
+	}
+	off += int(keyLen)
+	return int32(binary.BigEndian.Uint32(b[off:])), off + 4, nil
+}
+
+// recordValue checks the value of valLen (>= 0) bytes at b[off:], right
+// after its size, and returns the offset after it.
+func recordValue(b []byte, off int, valLen int32, kind string) (int, error) {
+	if int64(len(b)-off) < int64(valLen) {
+		return off, truncatedf("%s at byte %d: value of %d bytes cut", kind, off-4, valLen)
+	}
+	return off + int(valLen), nil
 }
 
 // Record types of changelog v2/v4 (StateStoreChangelogWriterV2).
@@ -92,16 +110,11 @@ func countTypedRecords(b []byte) (RecordCounts, error) {
 			return c, truncatedf("changelog record at byte %d cut", off-1)
 		}
 		keyLen := int32(binary.BigEndian.Uint32(b[off:]))
-		off += 4
-		if keyLen < 0 {
-			return c, corruptf("changelog record at byte %d: key size cannot be %d", off-5, keyLen)
+		valLen, next, err := recordKey(b, off+4, keyLen, "changelog record", off-1)
+		if err != nil {
+			return c, err
 		}
-		if int64(len(b)-off) < int64(keyLen)+4 {
-			return c, truncatedf("changelog record at byte %d: key of %d bytes cut", off-5, keyLen)
-		}
-		off += int(keyLen)
-		valLen := int32(binary.BigEndian.Uint32(b[off:]))
-		off += 4
+		off = next
 		if t == recordDelete {
 			if valLen != -1 {
 				return c, corruptf("changelog delete at byte %d has a value size %d", off-4, valLen)
@@ -112,10 +125,9 @@ func countTypedRecords(b []byte) (RecordCounts, error) {
 		if valLen < 0 {
 			return c, corruptf("changelog record at byte %d: value size cannot be %d", off-4, valLen)
 		}
-		if int64(len(b)-off) < int64(valLen) {
-			return c, truncatedf("changelog record at byte %d: value of %d bytes cut", off-4, valLen)
+		if off, err = recordValue(b, off, valLen, "changelog record"); err != nil {
+			return c, err
 		}
-		off += int(valLen)
 		if t == recordMerge {
 			c.Merges++
 		} else {

@@ -14,11 +14,7 @@ package corrupttest
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
-	"maps"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,28 +24,6 @@ import (
 
 // Files is a checkpoint: key → bytes.
 type Files map[string][]byte
-
-// ReadDir reads every file under root (dotfiles too), keyed by its slash
-// path relative to root.
-func ReadDir(root string) (Files, error) {
-	out := Files{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		r, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		out[filepath.ToSlash(r)] = b
-		return nil
-	})
-	return out, err
-}
 
 // Clone returns a deep copy.
 func (f Files) Clone() Files {
@@ -184,7 +158,7 @@ func Cases(clean Files) []Case {
 	if C >= L {
 		required = L + 1
 	}
-	delta, snap := stateChain(clean, required, C)
+	delta, snap := stateChain(clean, required, C, stateCodec(clean, L))
 	unrebuildable := []string{checkpoint.FindingTruncated, checkpoint.FindingCorrupt, checkpoint.FindingStateUnrebuildable, checkpoint.FindingChecksumMismatch}
 	for _, k := range []string{delta, snap} {
 		if k == "" {
@@ -306,59 +280,4 @@ func latestSourceLog(f Files) string {
 		}
 	}
 	return best
-}
-
-// stateChain returns a change file (delta or changelog) and a base file
-// (snapshot or zip) of state/0/0/ that a restart reads to rebuild version
-// required: the files commits/C names (ckgate, checkpoint v2) or, for
-// Spark's HDFS and RocksDB providers, the latest base at or below required
-// and the change file of required itself.
-func stateChain(f Files, required, C int64) (change, base string) {
-	dir := checkpoint.StoreDirKey("0", 0, checkpoint.DefaultStore) + "/"
-	// ckgate: commits/C names each partition's tip; the tip names its base
-	if C >= 0 {
-		if cm, err := checkpoint.DecodeCommit(f[checkpoint.CommitKey(C)]); err == nil {
-			if ids := cm.StateUniqueIDs[0]; len(ids) > 0 && len(ids[0]) > 0 && !strings.Contains(ids[0][0], "-") {
-				for name := ids[0][0]; name != ""; {
-					k := dir + name
-					data := f[k]
-					if data == nil {
-						break
-					}
-					h, _, err := checkpoint.DecodeCkgateState(data)
-					if err != nil {
-						break
-					}
-					if h.Snapshot && base == "" {
-						base = k
-					} else if !h.Snapshot && change == "" {
-						change = k
-					}
-					name = h.Base
-				}
-				return change, base
-			}
-		}
-	}
-	best := int64(-1)
-	for _, k := range slices.Sorted(maps.Keys(f)) {
-		name, ok := strings.CutPrefix(k, dir)
-		if !ok || strings.Contains(name, "/") {
-			continue
-		}
-		n, ok := checkpoint.ParseStateFileName(name)
-		if !ok || n.UniqueID != "" || n.Version > required {
-			continue
-		}
-		switch {
-		case n.IsBase() && n.Version > best:
-			base, best = k, n.Version
-		case !n.IsBase() && n.Version == required:
-			change = k
-		}
-	}
-	if best == required {
-		change = "" // the base is the required version itself
-	}
-	return change, base
 }
