@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -62,37 +61,6 @@ func writeRetentionCheckpoint(tb testing.TB, put func(key string, data []byte)) 
 	}.Write(put)
 	if err != nil {
 		tb.Fatal(err)
-	}
-	return files
-}
-
-// putConcurrently uploads the benchmark checkpoint to st with n writers.
-func putConcurrently(tb testing.TB, st gateway.Store, n int) int {
-	ctx := context.Background()
-	type obj struct {
-		key  string
-		data []byte
-	}
-	ch := make(chan obj)
-	var (
-		wg       sync.WaitGroup
-		once     sync.Once
-		firstErr error
-	)
-	for range n {
-		wg.Go(func() {
-			for o := range ch {
-				if _, err := st.Put(ctx, o.key, o.data, gateway.None()); err != nil {
-					once.Do(func() { firstErr = fmt.Errorf("put %s: %w", o.key, err) })
-				}
-			}
-		})
-	}
-	files := writeRetentionCheckpoint(tb, func(key string, data []byte) { ch <- obj{key, data} })
-	close(ch)
-	wg.Wait()
-	if firstErr != nil {
-		tb.Fatal(firstErr)
 	}
 	return files
 }
@@ -167,7 +135,13 @@ func BenchmarkRetention10k(b *testing.B) {
 		benchRetention(b, "s3", "<1000", func() (gateway.Store, int) {
 			round++
 			st := openStore(b, fmt.Sprintf("%s/%d?%s", base, round, q))
-			return st, putConcurrently(b, st, 32)
+			files, err := checkpointtest.PutAll(b.Context(), st, 32, func(put func(key string, data []byte)) int {
+				return writeRetentionCheckpoint(b, put)
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return st, files
 		})
 	})
 }

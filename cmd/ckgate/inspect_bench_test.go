@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -131,35 +130,10 @@ func BenchmarkInspect10k(b *testing.B) {
 		if err := gateway.MakeBucket(ctx, st); err != nil {
 			b.Fatal(err)
 		}
-		files := putParallel(b, ctx, st, 32)
+		files, err := checkpointtest.PutAll(ctx, st, 32, writeBenchCheckpoint)
+		if err != nil {
+			b.Fatal(err)
+		}
 		benchInspect(b, Options{}, raw, files, "inspect_cli_10k_s3_ms", "<3000")
 	})
-}
-
-// putParallel uploads the benchmark checkpoint with n writers.
-func putParallel(b *testing.B, ctx context.Context, st gateway.Store, n int) int {
-	type obj struct {
-		key  string
-		data []byte
-	}
-	ch := make(chan obj)
-	var wg sync.WaitGroup
-	var once sync.Once
-	var firstErr error
-	for range n {
-		wg.Go(func() {
-			for o := range ch {
-				if _, err := st.Put(ctx, o.key, o.data, gateway.None()); err != nil {
-					once.Do(func() { firstErr = fmt.Errorf("put %s: %w", o.key, err) })
-				}
-			}
-		})
-	}
-	files := writeBenchCheckpoint(func(key string, data []byte) { ch <- obj{key, data} })
-	close(ch)
-	wg.Wait()
-	if firstErr != nil {
-		b.Fatal(firstErr)
-	}
-	return files
 }
