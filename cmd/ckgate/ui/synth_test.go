@@ -3,14 +3,14 @@ package ui
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
+	"github.com/ckgate/ckgate/engine/checkpoint/checkpointtest"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/filetree"
 )
 
 // synthFiles are the files of a checkpoint in Spark's layout with n
@@ -47,17 +47,11 @@ func synthFiles(t testing.TB, qid string, n int, inflight bool) map[string][]byt
 	return files
 }
 
-// writeDir writes files under dir (test setup: no fsync per file).
+// writeDir writes files under dir with filetree.Write.
 func writeDir(t testing.TB, dir string, files map[string][]byte) {
 	t.Helper()
-	for k, v := range files {
-		p := filepath.Join(dir, filepath.FromSlash(k))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, v, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := filetree.Write(dir, files); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -75,30 +69,17 @@ func localFleet(t testing.TB, n int) string {
 // putFleet writes the same fleet through a store, 32 writes at a time.
 func putFleet(t testing.TB, st gateway.Store, n int) {
 	t.Helper()
-	type kv struct {
-		k string
-		v []byte
-	}
-	var all []kv
-	for i := range n {
-		for k, v := range synthFiles(t, fmt.Sprintf("00000000-0000-4000-8000-%012d", i), 3+i%5, i%10 == 0) {
-			all = append(all, kv{fmt.Sprintf("team-%02d/query-%04d/%s", i%10, i, k), v})
+	_, err := checkpointtest.PutAll(context.Background(), st, 32, func(put func(key string, data []byte)) int {
+		files := 0
+		for i := range n {
+			for k, v := range synthFiles(t, fmt.Sprintf("00000000-0000-4000-8000-%012d", i), 3+i%5, i%10 == 0) {
+				put(fmt.Sprintf("team-%02d/query-%04d/%s", i%10, i, k), v)
+				files++
+			}
 		}
-	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 32)
-	errs := make([]error, len(all))
-	for i, f := range all {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			_, errs[i] = st.Put(context.Background(), f.k, f.v, gateway.None())
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
+		return files
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,6 @@
 // Package checkpointtest builds synthetic checkpoints for the benchmarks
-// of the packages that read them (package checkpoint's own tests cannot
-// import it: it imports checkpoint).
+// of the packages that read them, and uploads them to a store (PutAll);
+// package checkpoint's own tests cannot import it: it imports checkpoint.
 package checkpointtest
 
 import (
