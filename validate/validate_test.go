@@ -41,6 +41,27 @@ func want(t *testing.T, rep *validate.Report, layer validate.Layer, op string, s
 	return res
 }
 
+// wantDenied fails t unless the authorization probe op failed with the
+// provider's code and the gateway kind permission, and returns its result.
+func wantDenied(t *testing.T, rep *validate.Report, op, code string) validate.Result {
+	t.Helper()
+	res := want(t, rep, validate.LayerAuthorization, op, validate.Fail)
+	if res.Code != code || res.Kind != "permission" {
+		t.Errorf("%s: code %q kind %q, want %s, permission", op, res.Code, res.Kind, code)
+	}
+	return res
+}
+
+// wantReadOnly fails t unless the principal of rep could list and read
+// metadata but both writes (put, put-if-absent) were denied with code, and
+// returns the results of the two writes.
+func wantReadOnly(t *testing.T, rep *validate.Report, code string) []validate.Result {
+	t.Helper()
+	want(t, rep, validate.LayerAuthorization, validate.OpList, validate.Pass)
+	want(t, rep, validate.LayerAuthorization, validate.OpGetMetadata, validate.Pass)
+	return []validate.Result{wantDenied(t, rep, validate.OpPut, code), wantDenied(t, rep, validate.OpPutIfAbsent, code)}
+}
+
 // snapshot lists every key of st with its version.
 func snapshot(t *testing.T, st gateway.Store) map[string]gateway.Version {
 	t.Helper()
