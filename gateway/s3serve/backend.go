@@ -477,11 +477,6 @@ func (b *storeBackend) reopen(ctx context.Context, name string, off int64, v gat
 	return rc, a, err
 }
 
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
-
 // putCond is the store condition of a write from S3's If-Match /
 // If-None-Match. A write of a log entry with neither is create-only.
 func putCond(key string, ifMatch, ifNoneMatch *string) (gateway.Cond, error) {

@@ -243,7 +243,7 @@ func Open(ctx context.Context, u *url.URL) (gateway.Store, error) {
 	if s.MaxAttempts > 0 {
 		opts = append(opts, config.WithRetryMaxAttempts(s.MaxAttempts))
 	}
-	opts = append(opts, tryTimeoutOptions(ctx)...)
+	opts = append(opts, config.WithHTTPClient(httpClient(ctx)))
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("s3 store %q: load AWS configuration: %w", where, err)
