@@ -164,10 +164,7 @@ func BenchmarkDeltaSnapshot10k(b *testing.B) {
 
 func BenchmarkDeltaGap10kS3(b *testing.B) {
 	ctx := context.Background()
-	emu, err := emulator.StartVersitygw(ctx)
-	emulator.Require(b, err)
-	b.Cleanup(emu.Stop)
-	emu.SetEnv(b)
+	emu := emulator.Versitygw(b)
 	q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
 	s, err := stores.Open(ctx, "s3://ckgate-delta-"+strings.ToLower(rand.Text()[:10])+"/table?"+q)
 	if err != nil {
