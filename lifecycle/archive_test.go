@@ -172,12 +172,7 @@ func TestArchiveNotCheckpoint(t *testing.T) {
 
 func s3URL(t testing.TB) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	emu, err := emulator.StartVersitygw(ctx)
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	emu.SetEnv(t)
+	emu := emulator.Versitygw(t)
 	q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
 	return "s3://ckgate-" + strings.ToLower(rand.Text()[:12]) + "/archive/q1?" + q
 }

@@ -48,20 +48,8 @@ func runFiles(t *testing.T, ck, in, out string) []engine.Progress {
 func rowsOf(t *testing.T, out string) []int {
 	t.Helper()
 	var got []int
-	for name, data := range tree(t, out) {
-		if strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") {
-			continue
-		}
-		for line := range bytes.Lines(data) {
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
-			}
-			var r struct{ I int }
-			if err := json.Unmarshal(line, &r); err != nil {
-				t.Fatalf("%s: %q: %v", name, line, err)
-			}
-			got = append(got, r.I)
-		}
+	for _, r := range sinkRows[struct{ I int }](t, out) {
+		got = append(got, r.I)
 	}
 	slices.Sort(got)
 	return got

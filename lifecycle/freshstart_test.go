@@ -83,6 +83,18 @@ func runSpec(t *testing.T, text, ck string) []engine.Progress {
 func output(t *testing.T, out string) []string {
 	t.Helper()
 	var got []string
+	for _, r := range sinkRows[struct{ P, I int }](t, out) {
+		got = append(got, fmt.Sprintf("%d/%02d", r.P, r.I))
+	}
+	slices.Sort(got)
+	return got
+}
+
+// sinkRows decodes every row of the data files the files sink wrote under
+// out (names starting with "_" or "." are its logs, not data) into R.
+func sinkRows[R any](t *testing.T, out string) []R {
+	t.Helper()
+	var got []R
 	for name, data := range tree(t, out) {
 		if strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") {
 			continue
@@ -91,14 +103,13 @@ func output(t *testing.T, out string) []string {
 			if len(bytes.TrimSpace(line)) == 0 {
 				continue
 			}
-			var r struct{ P, I int }
+			var r R
 			if err := json.Unmarshal(line, &r); err != nil {
 				t.Fatalf("%s: %q: %v", name, line, err)
 			}
-			got = append(got, fmt.Sprintf("%d/%02d", r.P, r.I))
+			got = append(got, r)
 		}
 	}
-	slices.Sort(got)
 	return got
 }
 

@@ -164,17 +164,11 @@ func (a *Authorizer) Authorize(ctx context.Context, c gateway.Call) (gateway.Con
 		_, err = a.finish(failClosed(err), string(c.Op), c.Key, JoinPath(a.base, c.Key), a.scope, start)
 		return c.Cond, err // a dry run lets it through as asked
 	}
-	cond, exists := a.observe(ctx, c, loc, roots)
-	var purge *PurgeFacts
-	if c.Op == gateway.OpDelete {
-		purge = a.purgeFacts(ctx, loc, roots)
-	}
-	owner, process, err := a.rootFacts(ctx, c, loc, roots)
+	cond, in, shape, err := a.gather(ctx, c, loc, roots)
 	if err != nil {
 		_, err = a.finish(failClosed(err), string(c.Op), c.Key, loc, a.scope, start)
 		return cond, err // a dry run lets it through as asked
 	}
-	in, shape := a.input(c, loc, roots, exists, purge, owner, process)
 	var d Decision
 	if sp := a.special(ctx, shape, in); sp != nil && a.engine.allows(ctx, sp, in) {
 		d = sp.allow
@@ -192,6 +186,25 @@ func (a *Authorizer) Authorize(ctx context.Context, c gateway.Call) (gateway.Con
 		a.roots.Wrote(loc)
 	}
 	return cond, nil
+}
+
+// gather establishes the facts the policy decides c at loc on (whether
+// the object exists, what a delete would purge, the root's owner and
+// process) and returns the policy input built from them, with the
+// condition c's write must carry. An error is a root fact that could not
+// be established; cond is set then too.
+func (a *Authorizer) gather(ctx context.Context, c gateway.Call, loc string, roots []string) (cond gateway.Cond, in ast.Object, shape callShape, err error) {
+	cond, exists := a.observe(ctx, c, loc, roots)
+	var purge *PurgeFacts
+	if c.Op == gateway.OpDelete {
+		purge = a.purgeFacts(ctx, loc, roots)
+	}
+	owner, process, err := a.rootFacts(ctx, c, loc, roots)
+	if err != nil {
+		return cond, nil, shape, err
+	}
+	in, shape = a.input(c, loc, roots, exists, purge, owner, process)
+	return cond, in, shape, nil
 }
 
 var trueVal, falseVal = true, false

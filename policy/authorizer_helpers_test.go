@@ -17,16 +17,11 @@ func (a *Authorizer) testInput(ctx context.Context, c gateway.Call) (ast.Object,
 			roots = []string{a.scope}
 		}
 	}
-	_, exists := a.observe(ctx, c, loc, roots)
-	var purge *PurgeFacts
-	if c.Op == gateway.OpDelete {
-		purge = a.purgeFacts(ctx, loc, roots)
-	}
-	owner, process, err := a.rootFacts(ctx, c, loc, roots)
+	_, in, shape, err := a.gather(ctx, c, loc, roots)
 	if err != nil {
 		panic(err)
 	}
-	return a.input(c, loc, roots, exists, purge, owner, process)
+	return in, shape
 }
 
 // check is Authorize for the tests that only look at the refusal.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/ckgate/ckgate/engine/compat"
 )
 
 // CutoverDiff reconciles the current run's output with the candidate's
@@ -130,7 +132,7 @@ func ReconcileCutover(cur, cand []string, keyCols []string) (d CutoverDiff, dupC
 func changedFields(a, b string) []string {
 	ma, mb := rawFields(a), rawFields(b)
 	var out []string
-	for _, k := range slices.Sorted(maps.Keys(unionRaw(ma, mb))) {
+	for _, k := range compat.UnionKeys(ma, mb) {
 		x, xok := ma[k]
 		y, yok := mb[k]
 		if xok != yok || !bytes.Equal(x, y) {
@@ -144,17 +146,6 @@ func rawFields(row string) map[string]json.RawMessage {
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal([]byte(row), &m)
 	return m
-}
-
-func unionRaw(a, b map[string]json.RawMessage) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
-	}
-	return out
 }
 
 // String summarises the reconciliation.

@@ -111,7 +111,7 @@ var expireCheckpoints = types.LifecycleRule{
 // any (501 NotImplemented): the audit reports the configuration unknown
 // and fails, naming the bucket and the call.
 func TestAuditLiveS3Emulator(t *testing.T) {
-	emu := s3Emulator(t)
+	emu := emulator.Versitygw(t)
 	bucket := bucketName()
 	c := s3Client(emu, emu.Endpoint)
 	writeCheckpoint(t, s3store.New(c, bucket, "team/q1"))
@@ -171,7 +171,7 @@ func s3Error(status int, code string) http.HandlerFunc {
 // the rule (CKG-A001), no configuration (readable, no rules: clean) or a
 // refusal (unknown).
 func TestAuditLiveS3(t *testing.T) {
-	emu := s3Emulator(t)
+	emu := emulator.Versitygw(t)
 	for _, tc := range []struct {
 		name      string
 		lifecycle http.HandlerFunc
@@ -236,7 +236,7 @@ func gcsClient(t *testing.T, host string) *storage.Client {
 // its answer without rules is no evidence, so the audit reports the
 // configuration unknown and fails.
 func TestAuditLiveGCSEmulator(t *testing.T) {
-	emu := gcsEmulator(t)
+	emu := emulator.FakeGCS(t)
 	c := gcsClient(t, emu.Host)
 	bucket := bucketName()
 	writeCheckpoint(t, gcsstore.New(c, bucket, "team/q1", gcsstore.WithProject("ckgate-test")))
@@ -258,7 +258,7 @@ func TestAuditLiveGCSEmulator(t *testing.T) {
 // TestAuditLiveGCS reads the rule as Cloud Storage reports it in the
 // bucket resource (added by a proxy to the emulator's answer): CKG-A001.
 func TestAuditLiveGCS(t *testing.T) {
-	emu := gcsEmulator(t)
+	emu := emulator.FakeGCS(t)
 	target, err := url.Parse("http://" + emu.Host)
 	if err != nil {
 		t.Fatal(err)

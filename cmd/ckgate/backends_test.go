@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ckgate/ckgate/internal/emulator"
 )
 
 // The store commands on every URL kind, against the real emulators: the
@@ -16,14 +18,14 @@ func TestStoreCommandsFile(t *testing.T) {
 }
 
 func TestStoreCommandsS3(t *testing.T) {
-	emu := s3Emulator(t)
+	emu := emulator.Versitygw(t)
 	q := s3Query(emu, emu.Endpoint).Encode()
 	b := bucketName()
 	storeScript(t, "s3://"+b+"?"+q, "s3://"+b+"/team/q1?"+q)
 }
 
 func TestStoreCommandsGCS(t *testing.T) {
-	emu := gcsEmulator(t)
+	emu := emulator.FakeGCS(t)
 	t.Setenv("STORAGE_EMULATOR_HOST", emu.Host)
 	b := bucketName()
 	storeScript(t, "gs://"+b+"?project=ckgate-test", "gs://"+b+"/team/q1")

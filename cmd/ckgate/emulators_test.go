@@ -27,16 +27,6 @@ func startCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// s3Emulator starts versitygw with its credentials as the only ones the
-// CLI finds.
-func s3Emulator(t *testing.T) *emulator.S3Emulator {
-	emu, err := emulator.StartVersitygw(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	emu.SetEnv(t)
-	return emu
-}
-
 // s3Query is the URL query that reaches emu through endpoint (its own, or
 // a proxy of it): path-style, in its region.
 func s3Query(emu *emulator.S3Emulator, endpoint string) url.Values {
@@ -63,26 +53,6 @@ func s3Bucket(t *testing.T, emu *emulator.S3Emulator) (bucket string, at func(pr
 	return b, at
 }
 
-// gcsEmulator starts fake-gcs-server.
-func gcsEmulator(t *testing.T) *emulator.GCSEmulator {
-	emu, err := emulator.StartFakeGCS(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	return emu
-}
-
-// azureEmulator starts Azurite with the environment pointing the Azure
-// backend at it: the shared key, no other credential.
-func azureEmulator(t *testing.T) *emulator.AzureEmulator {
-	emu, err := emulator.StartAzurite(startCtx(t))
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "")
-	t.Setenv("AZURE_STORAGE_SAS_TOKEN", "")
-	t.Setenv("AZURE_STORAGE_KEY", emu.Key)
-	return emu
-}
-
 // azureContainer makes a new container on emu through `ckgate store mb`
 // (of its prefix ck) and returns its name and the root URL NAME/ck.
 func azureContainer(t *testing.T, emu *emulator.AzureEmulator) (name, root string) {
@@ -93,10 +63,10 @@ func azureContainer(t *testing.T, emu *emulator.AzureEmulator) (name, root strin
 	return name, root
 }
 
-// azurite starts Azurite (azureEmulator) and returns its account and the
+// azurite starts Azurite (emulator.Azurite) and returns its account and the
 // URL query (endpoint) that reaches it.
 func azurite(t *testing.T) (account, query string) {
 	t.Helper()
-	emu := azureEmulator(t)
+	emu := emulator.Azurite(t)
 	return emu.Account, url.Values{"endpoint": {emu.ServiceURL}}.Encode()
 }

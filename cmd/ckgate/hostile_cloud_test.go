@@ -6,6 +6,7 @@ import (
 
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/stores"
+	"github.com/ckgate/ckgate/internal/emulator"
 )
 
 // The classes of the hostile suite that apply to object stores, against
@@ -14,14 +15,14 @@ import (
 // created by someone other than the owning query.
 
 func TestHostileS3(t *testing.T) {
-	emu := s3Emulator(t)
+	emu := emulator.Versitygw(t)
 	q := s3Query(emu, emu.Endpoint).Encode()
 	b := bucketName()
 	hostileCloud(t, "s3://"+b+"?"+q, func(p string) string { return "s3://" + b + "/" + p + "?" + q })
 }
 
 func TestHostileGCS(t *testing.T) {
-	emu := gcsEmulator(t)
+	emu := emulator.FakeGCS(t)
 	t.Setenv("STORAGE_EMULATOR_HOST", emu.Host)
 	b := bucketName()
 	hostileCloud(t, "gs://"+b+"?project=ckgate-test", func(p string) string { return "gs://" + b + "/" + p })

@@ -112,10 +112,7 @@ func BenchmarkInspect10k(b *testing.B) {
 	b.Run("s3", func(b *testing.B) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		emu, err := emulator.StartVersitygw(ctx)
-		emulator.Require(b, err)
-		b.Cleanup(emu.Stop)
-		emu.SetEnv(b)
+		emu := emulator.Versitygw(b)
 		q := s3Query(emu, emu.Endpoint).Encode()
 		raw := "s3://ckgate-bench-inspect/team/q1?" + q
 		u, err := url.Parse(raw)

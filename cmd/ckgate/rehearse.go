@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -113,20 +114,26 @@ func rehearseError(err error) error {
 	return err
 }
 
+// printWorkdir prints where a rehearsal worked (the work dir, kept or
+// removed) and what it did with the production checkpoint p: archived it
+// (archived adds to the archive's figures) or not (missing adds to why).
+func printWorkdir(w io.Writer, workdir string, kept bool, p rehearse.Production, archived, missing string) {
+	wd := workdir + " (removed)"
+	if kept {
+		wd = workdir
+	}
+	fmt.Fprintf(w, "work dir:   %s\n", wd)
+	if p.Found && p.Archive != "" {
+		fmt.Fprintf(w, "production: %s read only, archived to %s (%d files, %s%s)\n", p.Checkpoint, p.Archive, p.Files, bytesText(p.Bytes), archived)
+	} else {
+		fmt.Fprintf(w, "production: %s: %s%s\n", p.Checkpoint, p.Note, missing)
+	}
+}
+
 func printRehearsal(e *env, rep *rehearse.Report) {
 	w := e.stdout
-	wd := rep.Workdir + " (removed)"
-	if rep.Kept {
-		wd = rep.Workdir
-	}
 	fmt.Fprintf(w, "rehearse %s: input %s (%d files), %s sink, seed %d\n", rep.Spec, rep.Input, rep.Reference.Files, rep.Sink, rep.Seed)
-	fmt.Fprintf(w, "work dir:   %s\n", wd)
-	p := rep.Production
-	if p.Found && p.Archive != "" {
-		fmt.Fprintf(w, "production: %s read only, archived to %s (%d files, %s, %s)\n", p.Checkpoint, p.Archive, p.Files, bytesText(p.Bytes), output.Dash(p.Status))
-	} else {
-		fmt.Fprintf(w, "production: %s: %s\n", p.Checkpoint, p.Note)
-	}
+	printWorkdir(w, rep.Workdir, rep.Kept, rep.Production, ", "+output.Dash(rep.Production.Status), "")
 	r := rep.Reference
 	fmt.Fprintf(w, "reference:  %d batches, %d rows in, %d rows out, %d late rows dropped, %d state rows at the end\n\n",
 		r.Batches, r.RowsIn, r.RowsOut, r.LateDropped, r.StateRows)

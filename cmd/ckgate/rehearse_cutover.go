@@ -92,19 +92,8 @@ func (e *env) rehearseCutover(c *cli.Context, specPath, format string) error {
 
 func printCutover(e *env, rep *rehearse.CutoverReport) {
 	w := e.stdout
-	wd := rep.Workdir + " (removed)"
-	if rep.Kept {
-		wd = rep.Workdir
-	}
 	fmt.Fprintf(w, "rehearse cutover %s → %s: input %s, %s sink\n", rep.Spec, rep.Candidate, rep.Input, rep.Sink)
-	fmt.Fprintf(w, "work dir:   %s\n", wd)
-	p := rep.Production
-	switch {
-	case p.Found && p.Archive != "":
-		fmt.Fprintf(w, "production: %s read only, archived to %s (%d files, %s)\n", p.Checkpoint, p.Archive, p.Files, bytesText(p.Bytes))
-	default:
-		fmt.Fprintf(w, "production: %s: %s; a baseline run of %s over the input stands in for it\n", p.Checkpoint, p.Note, rep.Spec)
-	}
+	printWorkdir(w, rep.Workdir, rep.Kept, rep.Production, "", "; a baseline run of "+rep.Spec+" over the input stands in for it")
 	b := rep.Boundary
 	fmt.Fprintf(w, "boundary:   batches %d-%d (%d input files", b.FromBatch, b.ToBatch, b.Files)
 	if b.Interval != "" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ckgate/ckgate/engine/checkpoint"
 	"github.com/ckgate/ckgate/gateway"
+	"github.com/ckgate/ckgate/internal/emulator"
 	"github.com/ckgate/ckgate/lifecycle"
 )
 
@@ -227,7 +228,7 @@ func TestRestoreInterrupted(t *testing.T) {
 // Archive, verify and restore on S3 (versitygw): the archive and the
 // restored root in one bucket, and a restore from it back to the disk.
 func TestRestoreS3(t *testing.T) {
-	_, at := s3Bucket(t, s3Emulator(t))
+	_, at := s3Bucket(t, emulator.Versitygw(t))
 	src := filepath.Join(t.TempDir(), "ck")
 	if err := os.CopyFS(src, os.DirFS(restoreFixture)); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/ckgate/ckgate/engine/demo"
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/stores"
+	"github.com/ckgate/ckgate/internal/emulator"
 )
 
 // childEnv makes the test binary run the CLI with its arguments instead of
@@ -84,7 +85,7 @@ func TestRunSurvivesSIGKILL(t *testing.T) {
 		}
 	})
 	t.Run("s3", func(t *testing.T) {
-		emu := s3Emulator(t)
+		emu := emulator.Versitygw(t)
 		q := s3Query(emu, emu.Endpoint).Encode()
 		for _, sinkKind := range []string{"files", "http", "delta"} {
 			t.Run(sinkKind, func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ckgate/ckgate/internal/emulator"
 )
 
 // A checkpoint root inside another checkpoint's tree, or above one, is
@@ -56,7 +58,7 @@ func TestRunWarnsOnNonEmptyDirectory(t *testing.T) {
 // the bucket, the one below by listing the new root's prefix; nothing is
 // written to the bucket.
 func TestRunRefusesRootInsideOrAboveCheckpointS3(t *testing.T) {
-	b, at := s3Bucket(t, s3Emulator(t))
+	b, at := s3Bucket(t, emulator.Versitygw(t))
 	ckgate(t, Options{}, `{"id":"9538ada3-a233-4697-8b02-cc66250189a3"}`, "store", "put", "-", at("team/q1"), "metadata").want(t, 0)
 	dir, sp := demoDir(t)
 	listing := func() string { return ckgate(t, Options{}, "", "store", "ls", "-r", at("")).stdout }

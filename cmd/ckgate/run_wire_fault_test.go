@@ -168,7 +168,7 @@ func wireProxy(t *testing.T, wc wireCloud, seed uint64) *faultproxy.Proxy {
 }
 
 func wireS3(t *testing.T) wireCloud {
-	emu := s3Emulator(t)
+	emu := emulator.Versitygw(t)
 	return wireCloud{target: emu.Endpoint, provider: faultproxy.S3, bucket: func(t *testing.T, base, b string) wireBucket {
 		q := wireS3Query(emu, base)
 		return wireBucket{mb: "s3://" + b + "?" + q,
@@ -185,7 +185,7 @@ func wireS3Query(emu *emulator.S3Emulator, endpoint string) string {
 }
 
 func wireGCS(t *testing.T) wireCloud {
-	emu := gcsEmulator(t)
+	emu := emulator.FakeGCS(t)
 	return wireCloud{target: "http://" + emu.Host, provider: faultproxy.GCS, rewriteHost: true, bucket: func(t *testing.T, base, b string) wireBucket {
 		// The children and this process's reconciliation both go through
 		// the proxy (the rules are off by then).
@@ -197,7 +197,7 @@ func wireGCS(t *testing.T) wireCloud {
 }
 
 func wireAzure(t *testing.T) wireCloud {
-	emu := azureEmulator(t)
+	emu := emulator.Azurite(t)
 	return wireCloud{target: strings.TrimSuffix(emu.ServiceURL, "/"+emu.Account), provider: faultproxy.Azure,
 		bucket: func(t *testing.T, base, c string) wireBucket {
 			q := url.Values{"endpoint": {base + "/" + emu.Account}, "try_timeout": {wireTryTimeout}}.Encode()

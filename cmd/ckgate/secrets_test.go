@@ -340,7 +340,7 @@ func secretsS3(t *testing.T, lc *leakCheck) {
 }
 
 func secretsAzure(t *testing.T, lc *leakCheck) {
-	emu := azureEmulator(t)
+	emu := emulator.Azurite(t)
 	lc.add("Azure account key", emu.Key)
 	name := containerName()
 	q := "?endpoint=" + emu.ServiceURL

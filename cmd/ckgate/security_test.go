@@ -16,6 +16,7 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/filestore"
 	"github.com/ckgate/ckgate/gateway/stores"
+	"github.com/ckgate/ckgate/internal/emulator"
 	"github.com/ckgate/ckgate/policy"
 	"github.com/ckgate/ckgate/validate"
 )
@@ -316,14 +317,14 @@ func TestValidateAccessLeavesNoProbeKey(t *testing.T) {
 		check(t, t.TempDir(), nil, root)
 	})
 	t.Run("s3", func(t *testing.T) {
-		_, at := s3Bucket(t, s3Emulator(t))
+		_, at := s3Bucket(t, emulator.Versitygw(t))
 		check(t, t.TempDir(), nil, at("team/q1"))
 	})
 	// A principal that may write but not delete: the probe keys cannot go,
 	// the run fails, and its report names what is left, which is all that
 	// is left.
 	t.Run("azure without delete", func(t *testing.T) {
-		emu := azureEmulator(t)
+		emu := emulator.Azurite(t)
 		name, raw := azureContainer(t, emu)
 		cred, err := container.NewSharedKeyCredential(emu.Account, emu.Key)
 		if err != nil {

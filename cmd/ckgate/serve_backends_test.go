@@ -45,16 +45,14 @@ type serveBackend struct {
 
 var serveBackends = []serveBackend{
 	{"s3", func(t *testing.T, _ string) func(string) string {
-		emu := s3Emulator(t)
+		emu := emulator.Versitygw(t)
 		q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
 		b := bucketName()
 		ckgate(t, Options{}, "", "store", "mb", "s3://"+b+"?"+q).want(t, 0, "ready")
 		return func(prefix string) string { return "s3://" + joinPath(b, prefix) + "?" + q }
 	}},
 	{"gcs", func(t *testing.T, _ string) func(string) string {
-		emu, err := emulator.StartFakeGCS(startCtx(t))
-		emulator.Require(t, err)
-		t.Cleanup(emu.Stop)
+		emu := emulator.FakeGCS(t)
 		t.Setenv("STORAGE_EMULATOR_HOST", gcsDeleteConditionsProxy(t, emu.Host))
 		b := bucketName()
 		ckgate(t, Options{}, "", "store", "mb", "gs://"+b+"?project=ckgate-test").want(t, 0, "ready")

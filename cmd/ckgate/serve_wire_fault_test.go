@@ -17,6 +17,7 @@ import (
 	"github.com/ckgate/ckgate/gateway"
 	"github.com/ckgate/ckgate/gateway/s3serve/s3atrace"
 	"github.com/ckgate/ckgate/gateway/stores"
+	"github.com/ckgate/ckgate/internal/emulator"
 	"github.com/ckgate/ckgate/internal/faultproxy"
 )
 
@@ -38,7 +39,7 @@ const (
 // entry holds that driver's whole body (no partial object, never a second
 // winner's), and no temp is left.
 func TestServeUnderWireFaults(t *testing.T) {
-	emu := s3Emulator(t)
+	emu := emulator.Versitygw(t)
 	p, err := faultproxy.Start(faultproxy.Options{Target: emu.Endpoint, Provider: faultproxy.S3, Seed: wireSeed(t)})
 	if err != nil {
 		t.Fatal(err)

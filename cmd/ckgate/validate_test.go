@@ -17,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 
+	"github.com/ckgate/ckgate/internal/emulator"
 	"github.com/ckgate/ckgate/internal/testproc"
 	"github.com/ckgate/ckgate/validate"
 )
@@ -182,7 +183,7 @@ func TestValidateAccessAsUser(t *testing.T) {
 // TestValidateAccessAzureSAS: through the CLI flag, a read+list SAS is
 // refused at PUT by Azurite with its code, and the token never shows.
 func TestValidateAccessAzureSAS(t *testing.T) {
-	emu := azureEmulator(t)
+	emu := emulator.Azurite(t)
 	name, raw := azureContainer(t, emu)
 
 	cred, err := container.NewSharedKeyCredential(emu.Account, emu.Key)

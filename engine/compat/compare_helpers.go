@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -17,15 +18,16 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(slices.Compact(sorted(a)), slices.Compact(sorted(b)))
 }
 
-func unionKeys[V any](a, b map[string]V) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
-	}
+// UnionKeys returns the keys of a and of b, each once, sorted.
+func UnionKeys[V any](a, b map[string]V) []string {
+	keys := slices.Collect(maps.Keys(a))
 	for k := range b {
-		out[k] = true
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
 	}
-	return out
+	slices.Sort(keys)
+	return keys
 }
 
 // normPath makes file paths comparable: file:/x, file:///x and /x are the

@@ -189,7 +189,7 @@ func (c *comparer) stores(f string, r, p Operator) {
 	for _, s := range p.Stores {
 		ps[s.id()] = s
 	}
-	for _, id := range sorted(slices.Collect(maps.Keys(unionKeys(rs, ps)))) {
+	for _, id := range UnionKeys(rs, ps) {
 		rsv, rok := rs[id]
 		psv, pok := ps[id]
 		sf := f + ".stores[" + id + "]"

@@ -2,8 +2,6 @@ package compat
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	enginesink "github.com/ckgate/ckgate/engine/sink"
@@ -69,7 +67,7 @@ func (c *comparer) sink() {
 		}
 		return
 	}
-	for _, k := range sorted(slices.Collect(maps.Keys(unionKeys(r.Options, p.Options)))) {
+	for _, k := range UnionKeys(r.Options, p.Options) {
 		rv, rok := r.Options[k]
 		pv, pok := p.Options[k]
 		if rok == pok && rv == pv || k == enginesink.FormatVersionKey {

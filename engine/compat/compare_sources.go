@@ -169,7 +169,7 @@ func (c *comparer) sourceOptions(f string, r, p Source) {
 	// options that identify the source
 	oldCkgate := c.ckgate && !c.rec.known("source_options")
 	var notRecorded []string
-	for _, k := range sorted(slices.Collect(maps.Keys(unionKeys(r.Options, p.Options)))) {
+	for _, k := range UnionKeys(r.Options, p.Options) {
 		rv, rok := r.Options[k]
 		pv, pok := p.Options[k]
 		if rok && pok && rv == pv {

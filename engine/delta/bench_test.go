@@ -113,6 +113,20 @@ func buildBenchTable(b *testing.B, s gateway.Store) string {
 // stream that stopped a little while ago), from opening the table.
 func benchGap(b *testing.B, s gateway.Store, id string) time.Duration {
 	b.Helper()
+	total := timeOpened(b, s, func(ctx context.Context, t *Table) (*ResumeReport, error) {
+		return t.CheckResume(ctx, Position{TableID: id, Version: benchVersions - 9, Index: -1})
+	}, func(r *ResumeReport) {
+		if r.Status != ResumeOK || r.LatestVersion != benchVersions-1 || r.FilesChecked != 9 {
+			b.Fatalf("gap on the bench table: %+v", r)
+		}
+	})
+	return total / time.Duration(b.N)
+}
+
+// timeOpened opens the table on s and runs op on it b.N times and returns
+// the total time that took; check asserts on each answer of op, untimed.
+func timeOpened[R any](b *testing.B, s gateway.Store, op func(context.Context, *Table) (R, error), check func(R)) time.Duration {
+	b.Helper()
 	ctx := context.Background()
 	var total time.Duration
 	for range b.N {
@@ -121,42 +135,30 @@ func benchGap(b *testing.B, s gateway.Store, id string) time.Duration {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, err := t.CheckResume(ctx, Position{TableID: id, Version: benchVersions - 9, Index: -1})
+		r, err := op(ctx, t)
 		if err != nil {
 			b.Fatal(err)
 		}
 		total += time.Since(start)
-		if r.Status != ResumeOK || r.LatestVersion != benchVersions-1 || r.FilesChecked != 9 {
-			b.Fatalf("gap on the bench table: %+v", r)
-		}
+		check(r)
 	}
-	return total / time.Duration(b.N)
+	return total
 }
 
 func BenchmarkDeltaSnapshot10k(b *testing.B) {
 	s := fileStore(b, b.TempDir())
 	id := buildBenchTable(b, s)
-	ctx := context.Background()
 	b.ResetTimer()
-	var total time.Duration
-	for range b.N {
-		start := time.Now()
-		t, err := Open(ctx, s, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		snap, err := t.Snapshot(ctx, -1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		total += time.Since(start)
+	total := timeOpened(b, s, func(ctx context.Context, t *Table) (*Snapshot, error) {
+		return t.Snapshot(ctx, -1)
+	}, func(snap *Snapshot) {
 		if snap.Version != benchVersions-1 || len(snap.Files) != benchLive || snap.Metadata.ID != id || snap.Base == nil {
 			b.Fatalf("snapshot: v%d %d files base %+v", snap.Version, len(snap.Files), snap.Base)
 		}
 		if v, _ := snap.TxnVersion("bench-query"); v != benchVersions-1 {
 			b.Fatalf("txn %d", v)
 		}
-	}
+	})
 	d := benchGap(b, s, id)
 	benchsum.Record(b, "delta_snapshot_10k_versions_local_ms", float64(total.Microseconds())/1000/float64(b.N), "ms", "<1000")
 	benchsum.Record(b, "delta_gap_10k_versions_local_ms", float64(d.Microseconds())/1000, "ms", "<1000")
@@ -164,10 +166,7 @@ func BenchmarkDeltaSnapshot10k(b *testing.B) {
 
 func BenchmarkDeltaGap10kS3(b *testing.B) {
 	ctx := context.Background()
-	emu, err := emulator.StartVersitygw(ctx)
-	emulator.Require(b, err)
-	b.Cleanup(emu.Stop)
-	emu.SetEnv(b)
+	emu := emulator.Versitygw(b)
 	q := url.Values{"endpoint": {emu.Endpoint}, "path_style": {"true"}, "region": {emu.Region}}.Encode()
 	s, err := stores.Open(ctx, "s3://ckgate-delta-"+strings.ToLower(rand.Text()[:10])+"/table?"+q)
 	if err != nil {

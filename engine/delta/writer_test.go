@@ -152,10 +152,7 @@ func TestConcurrentWritersLocal(t *testing.T) {
 // TestConcurrentWritersS3: the same on S3 (versitygw): create-only PUTs
 // (If-None-Match: *) are the only arbiter.
 func TestConcurrentWritersS3(t *testing.T) {
-	emu, err := emulator.StartVersitygw(context.Background())
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	emu.SetEnv(t)
+	emu := emulator.Versitygw(t)
 	concurrentAppends(t, openEmulated(t, fmt.Sprintf("s3://ckgate-delta-%d/table?region=%s&endpoint=%s&path_style=true", os.Getpid(), emu.Region, emu.Endpoint)))
 }
 
@@ -220,9 +217,7 @@ func openEmulated(t *testing.T, raw string) gateway.Store {
 // TestConcurrentWritersGCS: the same on GCS (fake-gcs-server): the
 // DoesNotExist precondition is the only arbiter.
 func TestConcurrentWritersGCS(t *testing.T) {
-	emu, err := emulator.StartFakeGCS(context.Background())
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
+	emu := emulator.FakeGCS(t)
 	t.Setenv("STORAGE_EMULATOR_HOST", emu.Host)
 	concurrentAppends(t, openEmulated(t, fmt.Sprintf("gs://ckgate-delta-%d/table", os.Getpid())))
 }
@@ -230,10 +225,7 @@ func TestConcurrentWritersGCS(t *testing.T) {
 // TestConcurrentWritersAzure: the same on Azure Blob (Azurite):
 // If-None-Match: * is the only arbiter.
 func TestConcurrentWritersAzure(t *testing.T) {
-	emu, err := emulator.StartAzurite(context.Background())
-	emulator.Require(t, err)
-	t.Cleanup(emu.Stop)
-	t.Setenv("AZURE_STORAGE_KEY", emu.Key)
+	emu := emulator.Azurite(t)
 	concurrentAppends(t, openEmulated(t, fmt.Sprintf("az://%s/ckgate-delta-%d/table?endpoint=%s", emu.Account, os.Getpid(), emu.ServiceURL)))
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"testing"
 	"time"
 )
 
@@ -101,6 +102,14 @@ func startAzurite(ctx context.Context, bin string) (*AzureEmulator, error) {
 		ConnectionString: "DefaultEndpointsProtocol=http;AccountName=" + AzuriteAccount +
 			";AccountKey=" + AzuriteKey + ";BlobEndpoint=" + serviceURL + ";",
 	}, nil
+}
+
+// SetEnv gives the test process (and the children it starts) only the
+// development account's shared key: no connection string or SAS token.
+func (a *AzureEmulator) SetEnv(t testing.TB) {
+	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "")
+	t.Setenv("AZURE_STORAGE_SAS_TOKEN", "")
+	t.Setenv("AZURE_STORAGE_KEY", a.Key)
 }
 
 // Stop kills Azurite and removes its data directory.

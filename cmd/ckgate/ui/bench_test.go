@@ -74,10 +74,7 @@ func BenchmarkCheckpointPage10000(b *testing.B) {
 // the listing is paged, the checkpoints inspected in parallel.
 func BenchmarkFleetPage1000S3(b *testing.B) {
 	ctx := context.Background()
-	emu, err := emulator.StartVersitygw(ctx)
-	emulator.Require(b, err)
-	b.Cleanup(emu.Stop)
-	emu.SetEnv(b)
+	emu := emulator.Versitygw(b)
 	raw := fmt.Sprintf("s3://ckgate-ui-fleet/checkpoints?region=%s&endpoint=%s&path_style=true", emu.Region, emu.Endpoint)
 	st, err := stores.Open(ctx, raw)
 	if err != nil {
